@@ -1,0 +1,7 @@
+"""`python -m microgpt`: the command line."""
+
+import sys
+
+from microgpt.cli import main
+
+sys.exit(main())

@@ -1,0 +1,113 @@
+"""Scalar reverse-mode autograd: each Value remembers how it was made; backward() replays that in reverse."""
+
+import math
+
+# --8<-- [start:value]
+class Value:
+    """One number in a computation graph, and the gradient of the graph's root with respect to it."""
+
+    # --8<-- [start:fields]
+    __slots__ = ("data", "grad", "_children", "_local_grads")
+
+    def __init__(self, data: float, _children: tuple = (), _local_grads: tuple = ()):
+        if not isinstance(data, (int, float)):
+            raise TypeError(f"Value holds an int or a float, not {type(data).__name__}")
+        self.data = data                  # the number computed by the forward pass
+        self.grad = 0                     # d(root)/d(self), filled in by backward()
+        self._children = _children        # the Values this one was computed from
+        self._local_grads = _local_grads  # d(self)/d(child), one per child
+    # --8<-- [end:fields]
+
+    # --8<-- [start:add]
+    def __add__(self, other: "Value | float") -> "Value":
+        other = other if isinstance(other, Value) else Value(other)
+        return Value(self.data + other.data, (self, other), (1, 1))
+    # --8<-- [end:add]
+
+    # --8<-- [start:mul]
+    def __mul__(self, other: "Value | float") -> "Value":
+        other = other if isinstance(other, Value) else Value(other)
+        return Value(self.data * other.data, (self, other), (other.data, self.data))
+    # --8<-- [end:mul]
+
+    # --8<-- [start:pow]
+    def __pow__(self, k: float) -> "Value":
+        if not isinstance(k, (int, float)):
+            raise TypeError(f"Value ** k needs a number k, not {type(k).__name__}")
+        return Value(self.data**k, (self,), (k * self.data ** (k - 1),))
+    # --8<-- [end:pow]
+
+    # --8<-- [start:log]
+    def log(self) -> "Value":
+        return Value(math.log(self.data), (self,), (1 / self.data,))
+    # --8<-- [end:log]
+
+    # --8<-- [start:exp]
+    def exp(self) -> "Value":
+        e = math.exp(self.data)
+        return Value(e, (self,), (e,))
+    # --8<-- [end:exp]
+
+    # --8<-- [start:relu]
+    def relu(self) -> "Value":
+        return Value(max(0, self.data), (self,), (float(self.data > 0),))
+    # --8<-- [end:relu]
+
+    # --8<-- [start:tanh]
+    def tanh(self) -> "Value":
+        t = math.tanh(self.data)
+        return Value(t, (self,), (1 - t * t,))
+    # --8<-- [end:tanh]
+
+    # --8<-- [start:derived]
+    # everything else is built from the ops above, so it needs no rule of its own
+    def __neg__(self) -> "Value":
+        return self * -1
+
+    def __sub__(self, other: "Value | float") -> "Value":
+        return self + (-other)
+
+    def __truediv__(self, other: "Value | float") -> "Value":
+        return self * other**-1
+
+    def __radd__(self, other: float) -> "Value":
+        return self + other
+
+    def __rsub__(self, other: float) -> "Value":
+        return other + (-self)
+
+    def __rmul__(self, other: float) -> "Value":
+        return self * other
+
+    def __rtruediv__(self, other: float) -> "Value":
+        return other * self**-1
+    # --8<-- [end:derived]
+
+    # --8<-- [start:backward]
+    def backward(self) -> None:
+        """Set .grad on every Value this one was computed from, by the chain rule."""
+        # --8<-- [start:topo]
+        # post-order depth-first search on an explicit stack, so no graph is too deep;
+        # a None on the stack means "every child of the node below me is in topo now"
+        topo, visited, stack = [], set(), [self]
+        while stack:
+            v = stack.pop()
+            if v is None:
+                topo.append(stack.pop())
+            elif v not in visited:
+                visited.add(v)
+                stack += (v, None, *v._children)
+        # --8<-- [end:topo]
+        # --8<-- [start:seed]
+        self.grad = 1
+        # --8<-- [end:seed]
+        # --8<-- [start:chain]
+        for v in reversed(topo):
+            for child, local_grad in zip(v._children, v._local_grads):
+                child.grad += local_grad * v.grad
+        # --8<-- [end:chain]
+    # --8<-- [end:backward]
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
+# --8<-- [end:value]

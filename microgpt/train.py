@@ -1,0 +1,72 @@
+"""Training: one document per step, mean cross-entropy over its positions, backward, Adam update."""
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from microgpt.data import Tokenizer
+from microgpt.errors import InputError
+from microgpt.model import Model, gpt, softmax
+from microgpt.optim import Adam
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the duration of one step.
+
+    Why: a step builds ~60,000 Values, and the collector would walk that live graph over and
+    over while it grows (most of a step's time). The graph holds no reference cycles, so
+    reference counting alone frees it the moment the step's loss goes away.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def check_fits(docs: list[str], block_size: int) -> None:
+    """Every document plus its BOS must fit in the context window; say which one does not."""
+    longest = max(docs, key=len)
+    if len(longest) + 1 > block_size:
+        raise InputError(
+            f"a document is {len(longest)} characters long, but block_size {block_size} fits at most "
+            f"{block_size - 1}: {longest[:40]!r} (raise --block-size or shorten the document)"
+        )
+
+
+# --8<-- [start:train_step]
+def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
+    """One update on one document's tokens; returns the loss before the update."""
+    n = len(tokens) - 1  # positions that have a next token to predict
+    keys, values = [[] for _ in range(model.config.n_layer)], [[] for _ in range(model.config.n_layer)]
+    losses = []
+    for pos_id in range(n):
+        logits = gpt(model, tokens[pos_id], pos_id, keys, values)
+        probs = softmax(logits)
+        losses.append(-probs[tokens[pos_id + 1]].log())  # cross-entropy at this position
+    loss = (1 / n) * sum(losses)
+    loss.backward()
+    optimizer.step()  # reads every p.grad, updates p.data, then sets p.grad back to 0
+    return loss.data
+# --8<-- [end:train_step]
+
+
+@dataclass
+class Progress:
+    step: int   # steps done, counting from 1
+    steps: int  # steps planned in all
+    loss: float
+
+
+def train(model: Model, optimizer: Adam, tokenizer: Tokenizer, docs: list[str], steps: int) -> Iterator[Progress]:
+    """Train for `steps` steps, cycling through docs in order; yield after every step."""
+    check_fits(docs, model.config.block_size)
+    for step in range(steps):
+        tokens = tokenizer.encode(docs[step % len(docs)])
+        with cyclic_gc_paused():
+            loss = train_step(model, optimizer, tokens)
+        yield Progress(step + 1, steps, loss)
