@@ -2,6 +2,7 @@
 
 import math
 
+
 # --8<-- [start:value]
 class Value:
     """One number in a computation graph, and the gradient of the graph's root with respect to it."""

@@ -1,0 +1,111 @@
+"""Gradients from microgpt's engine against PyTorch's autograd: random graphs and one whole gpt() step."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch_or_skip import require_torch
+
+from microgpt.engine import Value
+from microgpt.model import GPTConfig, Model, gpt, softmax
+
+torch = require_torch()
+torch.set_default_dtype(torch.float64)
+
+# The same smooth ops written once for both engines; `m` is math-like: Value methods or torch functions.
+BINARY = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "div": lambda x, y: x / (1 + y * y),
+}
+UNARY = {
+    "tanh": lambda x: x.tanh(),
+    "exp": lambda x: x.tanh().exp(),
+    "log": lambda x: (1 + x * x).log(),
+    "relu": lambda x: x.relu(),
+    "pow": lambda x: (1 + x * x) ** -0.5,
+}
+step = st.one_of(
+    st.tuples(st.sampled_from(sorted(BINARY)), st.integers(0, 100), st.integers(0, 100)),
+    st.tuples(st.sampled_from(sorted(UNARY)), st.integers(0, 100)),
+)
+
+
+def run_program(program, xs):
+    nodes = list(xs)
+    for op, *args in program:
+        operands = [nodes[i % len(nodes)] for i in args]
+        nodes.append(BINARY[op](*operands) if op in BINARY else UNARY[op](*operands))
+    total = nodes[-1] * 0
+    for node in nodes[len(xs):]:
+        total = total + node
+    return total
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    xs=st.lists(st.floats(-2, 2, allow_nan=False).filter(lambda x: abs(x) > 1e-3), min_size=1, max_size=4),
+    program=st.lists(step, min_size=1, max_size=15),
+)
+def test_random_graphs_match_pytorch(xs, program):
+    values = [Value(x) for x in xs]
+    out = run_program(program, values)
+    out.backward()
+    tensors = [torch.tensor(x, requires_grad=True) for x in xs]
+    run_program(program, tensors).backward()
+    assert out.data == pytest.approx(float(run_program(program, [torch.tensor(x) for x in xs])), rel=1e-9, abs=1e-12)
+    for v, t in zip(values, tensors):
+        assert v.grad == pytest.approx(float(t.grad) if t.grad is not None else 0.0, rel=1e-9, abs=1e-12)
+
+
+def torch_gpt_loss(config: GPTConfig, weights: dict, tokens: list[int]):
+    """microgpt's forward pass and loss, written again with torch tensors."""
+    def rmsnorm(x):
+        return x * ((x * x).mean() + 1e-5) ** -0.5
+
+    hd = config.head_dim
+    keys, values, losses = [[] for _ in range(config.n_layer)], [[] for _ in range(config.n_layer)], []
+    for pos, (tok, target) in enumerate(zip(tokens, tokens[1:])):
+        x = rmsnorm(weights["wte"][tok] + weights["wpe"][pos])
+        for i in range(config.n_layer):
+            h = rmsnorm(x)
+            q = weights[f"layer{i}.attn_wq"] @ h
+            keys[i].append(weights[f"layer{i}.attn_wk"] @ h)
+            values[i].append(weights[f"layer{i}.attn_wv"] @ h)
+            K, V = torch.stack(keys[i]), torch.stack(values[i])
+            heads = []
+            for head in range(config.n_head):
+                s = slice(head * hd, (head + 1) * hd)
+                att = torch.softmax(K[:, s] @ q[s] / math.sqrt(hd), dim=0)
+                heads.append(att @ V[:, s])
+            x = weights[f"layer{i}.attn_wo"] @ torch.cat(heads) + x
+            h = torch.relu(weights[f"layer{i}.mlp_fc1"] @ rmsnorm(x))
+            x = weights[f"layer{i}.mlp_fc2"] @ h + x
+        logits = weights["lm_head"] @ x
+        losses.append(-torch.log_softmax(logits, dim=0)[target])
+    return torch.stack(losses).mean()
+
+
+def test_one_gpt_step_matches_pytorch_for_every_parameter():
+    config = GPTConfig(vocab_size=7, n_layer=2, n_embd=8, n_head=2, block_size=6)
+    model = Model.init(config, seed=3)
+    tokens = [6, 0, 3, 5, 1, 6]
+    keys, values, losses = [[], []], [[], []], []
+    for pos in range(len(tokens) - 1):
+        probs = softmax(gpt(model, tokens[pos], pos, keys, values))
+        losses.append(-probs[tokens[pos + 1]].log())
+    loss = (1 / len(losses)) * sum(losses)
+    loss.backward()
+
+    weights = {name: torch.tensor([[p.data for p in row] for row in mat], requires_grad=True)
+               for name, mat in model.state_dict.items()}
+    torch_loss = torch_gpt_loss(config, weights, tokens)
+    torch_loss.backward()
+
+    assert loss.data == pytest.approx(torch_loss.item(), rel=1e-12)
+    for name, mat in model.state_dict.items():
+        ours = torch.tensor([[p.grad for p in row] for row in mat])
+        theirs = weights[name].grad if weights[name].grad is not None else torch.zeros_like(ours)
+        assert torch.allclose(ours, theirs, rtol=1e-9, atol=1e-12), name
