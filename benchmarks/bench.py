@@ -9,7 +9,7 @@ machines are shared and absolute times move with the load.
 2. backward() throughput in graph nodes per second, on a chain of about a million nodes and on
    a real training step's graph.
 3. the deepest chain backward() handled, next to where a recursive topological sort gives up.
-4. peak memory (max RSS) of a full 1000-step training run, in a fresh process.
+4. peak memory (peak RSS) of a full 1000-step training run, in a fresh process.
 """
 
 import gc
@@ -111,13 +111,31 @@ def peak_memory_child(steps: int) -> None:
     model = Model.init(GPTConfig(tokenizer.vocab_size))
     for _ in train(model, Adam(model.params, total_steps=steps), tokenizer, docs, steps):
         pass
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # KiB -> MiB on Linux
+    print(peak_rss_mb())
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory. VmHWM belongs to this address space alone, whereas
+    ru_maxrss can report the peak of the parent we were started from."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def main() -> None:
     print("microgpt benchmarks (default config: n_layer 1, n_embd 16, n_head 4, block_size 16)")
     print("why the pause: each step builds ~60,000 Values; with the collector running it walks that live graph")
     print("again and again as it grows. The graph has no reference cycles, so refcounting frees it anyway.\n")
+
+    # first, while this process is still small: a fresh process trains for 1000 steps
+    out = subprocess.run([sys.executable, __file__, "--peak-memory", "1000"], capture_output=True, text=True,
+                         check=True)
+    print(f"peak memory, 1000-step run       : {float(out.stdout):7.1f} MB (peak RSS of a fresh process)")
 
     paused = statistics.median(step_times(100, pause_gc=True)) * 1000
     running = statistics.median(step_times(30, pause_gc=False)) * 1000
@@ -139,9 +157,6 @@ def main() -> None:
     print(f"deepest chain backpropagated     : {1_000_000:,} ops ({'gradient correct' if ok else 'WRONG GRADIENT'})")
     print(f"recursive sort gives up at       : ~{deepest_recursive_chain():,} ops (recursion limit {limit})")
 
-    out = subprocess.run([sys.executable, __file__, "--peak-memory", "1000"], capture_output=True, text=True,
-                         check=True)
-    print(f"peak memory, 1000-step run       : {float(out.stdout):7.1f} MB (max RSS of a fresh process)")
 
 
 if __name__ == "__main__":
