@@ -1,0 +1,168 @@
+"""Checkpoints: exact round-trips, atomic writes, and a clear InputError for every kind of bad file."""
+
+import json
+import os
+import random
+import re
+
+import pytest
+
+from microgpt import checkpoint
+from microgpt.data import Tokenizer
+from microgpt.errors import InputError
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.sample import sample
+from microgpt.train import train
+
+DOCS = ["anna", "bob", "carla", "dan", "eve"]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """A tiny model after a few training steps, so its parameters are not just the seeded initial ones."""
+    tokenizer = Tokenizer.from_docs(DOCS)
+    model = Model.init(GPTConfig(tokenizer.vocab_size, n_layer=2, n_embd=8, n_head=2, block_size=8))
+    for _ in train(model, Adam(model.params, total_steps=5), tokenizer, DOCS, 5):
+        pass
+    return model, tokenizer
+
+
+@pytest.fixture
+def saved(tmp_path, trained):
+    path = tmp_path / "model.json"
+    checkpoint.save(path, *trained, {"steps": 5})
+    return path
+
+
+def rewrite(path, change):
+    """Apply change() to the checkpoint's JSON and write it back."""
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc))
+
+
+def test_round_trip_restores_config_vocabulary_meta_and_every_parameter_exactly(saved, trained):
+    model, tokenizer = trained
+    loaded, loaded_tokenizer, meta = checkpoint.load(saved)
+    assert loaded.config == model.config
+    assert loaded_tokenizer == tokenizer
+    assert meta == {"steps": 5}
+    assert list(loaded.state_dict) == list(model.state_dict)
+    assert [p.data for p in loaded.params] == [p.data for p in model.params]
+
+
+def test_loaded_model_samples_the_same_as_the_saved_one(saved, trained):
+    model, tokenizer = trained
+    loaded, loaded_tokenizer, _ = checkpoint.load(saved)
+    rng_a, rng_b = random.Random(0), random.Random(0)
+    assert [sample(model, tokenizer, rng_a) for _ in range(10)] == [
+        sample(loaded, loaded_tokenizer, rng_b) for _ in range(10)
+    ]
+
+
+def test_checkpoint_is_plain_json_with_format_and_version(saved):
+    doc = json.loads(saved.read_text())
+    assert (doc["format"], doc["version"]) == ("microgpt-checkpoint", 1)
+
+
+def test_save_leaves_no_temporary_file_behind(saved):
+    assert os.listdir(saved.parent) == ["model.json"]
+
+
+def test_save_replaces_an_existing_checkpoint(saved, trained):
+    model, tokenizer = trained
+    checkpoint.save(saved, model, tokenizer, {"steps": 6})
+    assert checkpoint.load(saved)[2] == {"steps": 6}
+    assert os.listdir(saved.parent) == ["model.json"]
+
+
+@pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_failed_save_keeps_the_previous_file_and_removes_its_temporary_file(saved, trained, monkeypatch, failure):
+    before = saved.read_bytes()
+
+    def fail(fd):
+        raise failure
+
+    monkeypatch.setattr(os, "fsync", fail)
+    with pytest.raises(InputError if isinstance(failure, OSError) else KeyboardInterrupt) as info:
+        checkpoint.save(saved, *trained, {"steps": 99})
+    if isinstance(failure, OSError):
+        assert str(info.value) == f"cannot write checkpoint {saved}: No space left on device"
+    assert saved.read_bytes() == before
+    assert os.listdir(saved.parent) == ["model.json"]
+
+
+def test_save_into_a_missing_directory_says_so(tmp_path, trained):
+    with pytest.raises(InputError, match="cannot write checkpoint .*: No such file or directory"):
+        checkpoint.save(tmp_path / "nowhere" / "model.json", *trained)
+
+
+def test_save_refuses_parameters_that_are_not_finite(tmp_path):
+    tokenizer = Tokenizer("ab")
+    model = Model.init(GPTConfig(tokenizer.vocab_size, n_embd=4, n_head=1, block_size=4))
+    model.state_dict["wte"][0][0].data = float("nan")
+    with pytest.raises(InputError, match="parameters that are not finite"):
+        checkpoint.save(tmp_path / "model.json", model, tokenizer)
+    assert os.listdir(tmp_path) == []
+
+
+def first_weight(text):
+    """Replace the first weight of wte in the checkpoint's text by text."""
+    return lambda p: p.write_text(re.sub(r'("wte": \[\[)[^,]+', rf"\g<1>{text}", p.read_text(), count=1))
+
+
+CORRUPTIONS = {
+    "missing": (None, "checkpoint not found"),
+    "not-json": (lambda p: p.write_text('{"format": "microgpt-checkpoint", '), "is not valid JSON: .* line 1 column"),
+    "not-utf8": (lambda p: p.write_bytes(b"\xff\xfe{}"), "is not valid JSON: not UTF-8"),
+    "nan": (first_weight("NaN"), "is not valid JSON: NaN is not a finite number"),
+    "overflow": (first_weight("1e400"), "wte holds inf, which is not a finite number"),
+    "huge-int": (first_weight("1" + "0" * 400), "wte holds 1000000000.*, which is not a finite number"),
+    "not-a-checkpoint": (lambda p: p.write_text("[1, 2, 3]"), "is not a microgpt checkpoint"),
+    "wrong-version": (lambda p: rewrite(p, lambda d: d.update(version=2)), "has format version 2; .* reads version 1"),
+    "no-vocab": (lambda p: rewrite(p, lambda d: d.pop("vocab")), "has no 'vocab' field"),
+    "config-field-missing": (lambda p: rewrite(p, lambda d: d["config"].pop("n_head")), "config must have exactly"),
+    "config-not-int": (lambda p: rewrite(p, lambda d: d["config"].update(n_layer=True)), "config n_layer must be"),
+    "config-indivisible": (
+        lambda p: rewrite(p, lambda d: d["config"].update(n_head=3)), r"n_embd \(8\) must be divisible by n_head \(3\)"
+    ),
+    "vocab-size-mismatch": (
+        lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"] + "z")),
+        "vocab has 11 characters, so vocab_size must be 12, but config says 11",
+    ),
+    "vocab-unsorted": (
+        lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"][::-1])), "distinct characters in sorted order"
+    ),
+    "config-mismatch": (
+        lambda p: rewrite(p, lambda d: d["config"].update(n_embd=16)),
+        r"wte is 11x8, but the config \(vocab_size 11, n_layer 2, n_embd 16, n_head 2, block_size 8\) needs 11x16",
+    ),
+    "matrix-missing": (lambda p: rewrite(p, lambda d: d["state_dict"].pop("layer1.mlp_fc2")), "lacks layer1.mlp_fc2"),
+    "matrix-extra": (
+        lambda p: rewrite(p, lambda d: d["state_dict"].update(layer2_attn_wq=[[0.0]])), "unexpected layer2_attn_wq"
+    ),
+    "ragged": (lambda p: rewrite(p, lambda d: d["state_dict"]["wpe"][3].pop()), "wpe is ragged"),
+    "string-weight": (
+        lambda p: rewrite(p, lambda d: d["state_dict"]["lm_head"][0].__setitem__(0, "0.1")),
+        "lm_head holds 0.1, which is not a finite number",
+    ),
+}
+
+
+@pytest.mark.parametrize("corruption", CORRUPTIONS, ids=list(CORRUPTIONS))
+def test_bad_checkpoint_raises_input_error_with_one_clear_line(saved, corruption):
+    corrupt, message = CORRUPTIONS[corruption]
+    if corrupt is None:
+        saved.unlink()
+    else:
+        corrupt(saved)
+    with pytest.raises(InputError, match=message) as info:
+        checkpoint.load(saved)
+    assert str(saved) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_loading_a_directory_says_so(tmp_path):
+    with pytest.raises(InputError, match="checkpoint path is a directory"):
+        checkpoint.load(tmp_path)

@@ -1,0 +1,84 @@
+"""The dataset loader and the character tokenizer."""
+
+import pytest
+
+from microgpt.data import Tokenizer, default_data_path, load_docs
+from microgpt.errors import InputError
+
+
+def write(tmp_path, content: bytes | str, name: str = "docs.txt"):
+    path = tmp_path / name
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_bytes(content)
+    return path
+
+
+def test_load_docs_strips_lines_and_drops_empty_ones(tmp_path):
+    path = write(tmp_path, "  anna \n\n\tbob\n   \nzoë\r\n")
+    assert sorted(load_docs(path)) == ["anna", "bob", "zoë"]
+
+
+def test_load_docs_shuffles_the_same_way_for_the_same_seed(tmp_path):
+    path = write(tmp_path, "".join(f"doc{i}\n" for i in range(50)))
+    assert load_docs(path, seed=7) == load_docs(path, seed=7)
+    assert load_docs(path, seed=7) != load_docs(path, seed=8)
+    assert sorted(load_docs(path, seed=7)) == sorted(f"doc{i}" for i in range(50))
+
+
+def test_shipped_dataset_is_lowercase_names_without_duplicates():
+    docs = load_docs(default_data_path())
+    assert len(docs) == 5163
+    assert len(set(docs)) == len(docs)
+    assert all(doc.isalpha() and doc.islower() for doc in docs)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "data file not found"),
+        ("", "data file has no documents"),
+        ("\n  \n\t\n", "data file has no documents"),
+        (b"anna\n\xff\xfebob\n", r"data file is not valid UTF-8: .* \(byte 5\)"),
+    ],
+    ids=["missing", "empty", "only-blank-lines", "not-utf8"],
+)
+def test_load_docs_says_what_is_wrong_with_the_data_file(tmp_path, content, message):
+    path = tmp_path / "docs.txt" if content is None else write(tmp_path, content)
+    with pytest.raises(InputError, match=message):
+        load_docs(path)
+
+
+def test_load_docs_rejects_a_directory(tmp_path):
+    with pytest.raises(InputError, match="data path is a directory"):
+        load_docs(tmp_path)
+
+
+def test_tokenizer_vocabulary_is_the_sorted_distinct_characters_plus_bos():
+    tok = Tokenizer.from_docs(["emma", "olivia", "ava"])
+    assert tok.chars == "aeilmov"
+    assert tok.bos == 7
+    assert tok.vocab_size == 8
+
+
+def test_encode_frames_a_document_with_bos_on_both_sides():
+    tok = Tokenizer("abc")
+    assert tok.encode("cab") == [3, 2, 0, 1, 3]
+    assert tok.encode("") == [3, 3]
+
+
+def test_decode_inverts_encode_on_every_shipped_document():
+    docs = load_docs(default_data_path())
+    tok = Tokenizer.from_docs(docs)
+    assert all(tok.decode(tok.encode(doc)) == doc for doc in docs)
+
+
+def test_decode_drops_bos_tokens():
+    tok = Tokenizer("ab")
+    assert tok.decode([2, 0, 2, 1, 2]) == "ab"
+
+
+def test_encode_names_the_characters_not_in_the_vocabulary():
+    with pytest.raises(InputError, match="characters not in the vocabulary: 'XZ'"):
+        Tokenizer("abc").encode("aZbX")
