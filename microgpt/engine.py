@@ -31,6 +31,7 @@ class Value:
         return Value(self.data * other.data, (self, other), (other.data, self.data))
     # --8<-- [end:mul]
 
+    # --8<-- [start:unary]
     # --8<-- [start:pow]
     def __pow__(self, k: float) -> "Value":
         if not isinstance(k, (int, float)):
@@ -59,6 +60,7 @@ class Value:
         t = math.tanh(self.data)
         return Value(t, (self,), (1 - t * t,))
     # --8<-- [end:tanh]
+    # --8<-- [end:unary]
 
     # --8<-- [start:derived]
     # everything else is built from the ops above, so it needs no rule of its own
