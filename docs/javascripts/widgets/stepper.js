@@ -1,0 +1,114 @@
+// Step-through widget: the forward pass fills data leaves-to-root, then the engine's backward pass
+// replays its recorded += one at a time. Every number shown is read from the embedded trace.
+import { fmt, h, readJSON } from "./format.js";
+import { drawGraph, paint } from "./graph.js";
+
+function steps(t) {
+  const out = t.forward.map((id) => ({ kind: "forward", id }));
+  out.push({ kind: "seed" });
+  t.backward.forEach((b, i) => out.push({ kind: "backward", b, first: i === 0 || t.backward[i - 1].node !== b.node }));
+  return out;
+}
+
+const num = (x) => (x < 0 ? `(${fmt(x)})` : fmt(x));
+
+function sentence(t, step, done) {
+  const N = Object.fromEntries(t.nodes.map((n) => [n.id, n]));
+  const L = (id) => N[id].label;
+  if (!step) return "Press Step (or the → key) to run the forward pass: leaves first, then each node from its children.";
+  if (step.kind === "forward") {
+    const n = N[step.id];
+    if (n.const) return `The constant ${n.label} becomes a leaf Value of its own, data ${fmt(n.data)}.`;
+    if (n.leaf) return `${n.label} is a leaf: its data, ${fmt(n.data)}, is given.`;
+    const kids = n.children;
+    const formula = n.op === "+" || n.op === "*"
+      ? `${kids.map(L).join(n.op === "+" ? " + " : " · ")} = ${kids.map((c) => num(N[c].data)).join(n.op === "+" ? " + " : " · ")}`
+      : `${n.op}(${L(kids[0])}) = ${n.op}(${fmt(N[kids[0]].data)})`;
+    const locals = t.edges.filter((e) => e.node === n.id).map((e) => fmt(e.local_grad));
+    return `${n.label} = ${formula} = ${fmt(n.data)}. It keeps its children (${kids.map(L).join(", ")}) ` +
+      `and their local derivatives (${locals.join(", ")}).`;
+  }
+  if (step.kind === "seed") {
+    return `Backward starts at the root: after the topological sort, ${L(t.root)}.grad = ${fmt(t.seed.after)}, ` +
+      `since ∂${L(t.root)}/∂${L(t.root)} = 1.`;
+  }
+  const b = step.b;
+  const visit = step.first ? `Visit ${N[b.node].expr}. ` : "";
+  const tail = done ? ` Done: every node now holds ∂${L(t.root)}/∂node.` : "";
+  return `${visit}${L(b.child)}.grad += local · ${L(b.node)}.grad = ${num(b.local_grad)} · ${num(b.upstream)}, ` +
+    `so ${L(b.child)}.grad goes ${fmt(b.before)} → ${fmt(b.after)}.${tail}`;
+}
+
+function stateAt(t, list, k) {
+  const s = { data: new Set(), grad: {}, touched: new Set(), active: { nodes: [], edges: [] } };
+  for (const n of t.nodes) s.grad[n.id] = 0;
+  for (let i = 0; i < k; i++) {
+    const st = list[i], last = i === k - 1;
+    if (st.kind === "forward") {
+      s.data.add(st.id);
+      if (last) s.active = { nodes: [st.id], edges: t.edges.filter((e) => e.node === st.id).map((e) => `${e.node}-${e.index}`) };
+    } else if (st.kind === "seed") {
+      s.grad[t.root] = t.seed.after;
+      s.touched.add(t.root);
+      if (last) s.active = { nodes: [t.root], edges: [] };
+    } else {
+      s.grad[st.b.child] = st.b.after;  // the value the engine wrote
+      s.touched.add(st.b.child);
+      if (last) s.active = { nodes: [st.b.child], edges: [`${st.b.node}-${st.b.index}`], visiting: st.b.node };
+    }
+  }
+  return s;
+}
+
+export function mountStepper(root) {
+  const traces = readJSON(root, "traces");
+  let t, list, k, view;
+  const select = h("select", { "aria-label": "Graph" },
+    Object.values(traces).map((tr) => h("option", { value: tr.name }, tr.title)));
+  const btn = (label, key, fn) => h("button", { type: "button", class: "md-button", "data-action": key, onclick: fn }, label);
+  const back = btn("◀ Back", "back", () => go(k - 1));
+  const step = btn("Step ▶", "step", () => go(k + 1));
+  const all = btn("Run all ▶▶", "run-all", () => go(list.length));
+  const reset = btn("Reset", "reset", () => go(0));
+  const status = h("p", { class: "autograd-phase", "data-role": "phase" });
+  const say = h("p", { class: "autograd-sentence", role: "status", "aria-live": "polite", "data-role": "sentence" });
+  const stage = h("div", { class: "autograd-stage" });
+  const help = h("p", { class: "autograd-help" },
+    "Edge labels are local derivatives ∂node/∂child, stored by the forward pass. Keys: → step, ← back, Home reset, End run all.");
+
+  function load(name) {
+    t = traces[name];
+    list = steps(t);
+    view = drawGraph(t);
+    stage.replaceChildren(view.svg);
+    select.value = name;
+    root.dataset.current = name;
+    go(0);
+  }
+  function go(n) {
+    k = Math.max(0, Math.min(list.length, n));
+    paint(view, t, stateAt(t, list, k));
+    const st = list[k - 1];
+    const phase = !st ? "ready" : st.kind === "forward" ? "forward" : "backward";
+    status.textContent = `Step ${k} of ${list.length} · ${phase}`;
+    root.dataset.step = String(k);
+    root.dataset.phase = phase;
+    say.textContent = sentence(t, st, k === list.length);
+    back.disabled = k === 0;
+    reset.disabled = k === 0;
+    step.disabled = all.disabled = k === list.length;
+  }
+  select.addEventListener("change", () => load(select.value));
+  root.tabIndex = 0;
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", "Step-through computation graph");
+  root.addEventListener("keydown", (ev) => {
+    if (ev.target === select) return;
+    const keys = { ArrowRight: () => go(k + 1), ArrowLeft: () => go(k - 1), Home: () => go(0), End: () => go(list.length) };
+    if (keys[ev.key]) { keys[ev.key](); ev.preventDefault(); }
+  });
+  root.replaceChildren(
+    h("div", { class: "autograd-controls" }, h("label", {}, "Graph ", select), back, step, all, reset, status),
+    stage, say, help);
+  load(root.dataset.preset in traces ? root.dataset.preset : Object.keys(traces)[0]);
+}
