@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $(STAMP)
 
-serve: $(STAMP)  ## serve the site at http://127.0.0.1:8000, reloading on edits to docs/ and microgpt/
+serve: $(STAMP)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(BIN)/mkdocs serve
 
 test: $(STAMP) lint  ## everything CI runs: lint, unit tests, every docs block, site and browser tests, strict build
