@@ -10,12 +10,13 @@ class Value:
     # --8<-- [start:fields]
     __slots__ = ("data", "grad", "_children", "_local_grads")
 
-    def __init__(self, data: float, _children: tuple = (), _local_grads: tuple = ()):
+    def __init__(self, data: float, _children=(), _local_grads=()):
         if not isinstance(data, (int, float)):
-            raise TypeError(f"Value holds an int or a float, not {type(data).__name__}")
-        self.data = data                  # the number computed by the forward pass
-        self.grad = 0                     # d(root)/d(self), filled in by backward()
-        self._children = _children        # the Values this one was computed from
+            kind = type(data).__name__
+            raise TypeError(f"Value holds an int or a float, not {kind}")
+        self.data = data                  # the number the forward pass computed
+        self.grad = 0                     # d(root)/d(self), set by backward()
+        self._children = _children        # the Values this one was made from
         self._local_grads = _local_grads  # d(self)/d(child), one per child
     # --8<-- [end:fields]
 
@@ -28,14 +29,16 @@ class Value:
     # --8<-- [start:mul]
     def __mul__(self, other: "Value | float") -> "Value":
         other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data * other.data, (self, other), (other.data, self.data))
+        # each input's local gradient is the other input
+        return Value(self.data * other.data, (self, other),
+                     (other.data, self.data))
     # --8<-- [end:mul]
 
     # --8<-- [start:unary]
     # --8<-- [start:pow]
     def __pow__(self, k: float) -> "Value":
-        if not isinstance(k, (int, float)):
-            raise TypeError(f"Value ** k needs a number k, not {type(k).__name__}")
+        if not isinstance(k, (int, float)):  # Value ** Value is not supported
+            raise TypeError(f"k must be a number, not {type(k).__name__}")
         return Value(self.data**k, (self,), (k * self.data ** (k - 1),))
     # --8<-- [end:pow]
 
@@ -88,10 +91,10 @@ class Value:
 
     # --8<-- [start:backward]
     def backward(self) -> None:
-        """Set .grad on every Value this one was computed from, by the chain rule."""
+        """Fill in .grad of every Value this one was computed from."""
         # --8<-- [start:topo]
-        # post-order depth-first search on an explicit stack, so no graph is too deep;
-        # a None on the stack means "every child of the node below me is in topo now"
+        # post-order depth-first search, with a stack instead of recursion
+        # (so any depth works); a None means "the node below is complete"
         topo, visited, stack = [], set(), [self]
         while stack:
             v = stack.pop()

@@ -106,8 +106,9 @@ def rmsnorm(x: Vector) -> Vector:
 
 
 # --8<-- [start:attention]
-def attention(x: Vector, layer: int, model: Model, keys: list, values: list) -> Vector:
-    """Causal multi-head self-attention: the KV cache holds only positions up to this one."""
+def attention(x: Vector, layer: int, model: Model,
+              keys: list, values: list) -> Vector:
+    """Causal self-attention: the cache holds only positions up to this one."""
     sd, head_dim = model.state_dict, model.config.head_dim
     q = linear(x, sd[f"layer{layer}.attn_wq"])
     keys[layer].append(linear(x, sd[f"layer{layer}.attn_wk"]))
@@ -118,9 +119,10 @@ def attention(x: Vector, layer: int, model: Model, keys: list, values: list) -> 
         q_h = q[hs]
         k_h = [k[hs] for k in keys[layer]]
         v_h = [v[hs] for v in values[layer]]
-        attn_logits = [sum(qj * kj for qj, kj in zip(q_h, k_t)) / head_dim**0.5 for k_t in k_h]
-        attn_weights = softmax(attn_logits)
-        x_attn += [sum(w_t * v_t[j] for w_t, v_t in zip(attn_weights, v_h)) for j in range(head_dim)]
+        scores = [sum(qj * kj for qj, kj in zip(q_h, k_t)) for k_t in k_h]
+        weights = softmax([s / head_dim**0.5 for s in scores])
+        for j in range(head_dim):  # the head's output: values mixed by weight
+            x_attn.append(sum(w * v[j] for w, v in zip(weights, v_h)))
     return linear(x_attn, sd[f"layer{layer}.attn_wo"])
 # --8<-- [end:attention]
 

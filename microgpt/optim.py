@@ -16,14 +16,15 @@ class Adam:
 
     # --8<-- [start:adam]
     def step(self) -> None:
-        """Move every parameter against its gradient, then zero the gradient for the next backward()."""
+        """Move each parameter against its gradient, then zero the gradient."""
         lr_t = self.lr * (1 - self.t / self.total_steps)  # linear decay
         self.t += 1
         b1, b2 = self.beta1, self.beta2
         for i, p in enumerate(self.params):
             self.m[i] = b1 * self.m[i] + (1 - b1) * p.grad
             self.v[i] = b2 * self.v[i] + (1 - b2) * p.grad**2
-            m_hat = self.m[i] / (1 - b1**self.t)  # undo the pull towards the zeros we started from
+            # undo the pull towards the zeros m and v started from
+            m_hat = self.m[i] / (1 - b1**self.t)
             v_hat = self.v[i] / (1 - b2**self.t)
             p.data -= lr_t * m_hat / (v_hat**0.5 + self.eps)
             p.grad = 0

@@ -40,17 +40,19 @@ def check_fits(docs: list[str], block_size: int) -> None:
 
 # --8<-- [start:train_step]
 def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
-    """One update on one document's tokens; returns the loss before the update."""
+    """One update from one document; returns the loss before the update."""
     n = len(tokens) - 1  # positions that have a next token to predict
-    keys, values = [[] for _ in range(model.config.n_layer)], [[] for _ in range(model.config.n_layer)]
+    n_layer = model.config.n_layer
+    keys, values = [[] for _ in range(n_layer)], [[] for _ in range(n_layer)]
     losses = []
     for pos_id in range(n):
         logits = gpt(model, tokens[pos_id], pos_id, keys, values)
         probs = softmax(logits)
-        losses.append(-probs[tokens[pos_id + 1]].log())  # cross-entropy at this position
+        # cross-entropy: minus the log of the true next token's probability
+        losses.append(-probs[tokens[pos_id + 1]].log())
     loss = (1 / n) * sum(losses)
     loss.backward()
-    optimizer.step()  # reads every p.grad, updates p.data, then sets p.grad back to 0
+    optimizer.step()  # reads each p.grad, moves p.data, sets p.grad to 0
     return loss.data
 # --8<-- [end:train_step]
 
