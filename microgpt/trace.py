@@ -152,11 +152,11 @@ def _fab() -> dict:
 
 def _relu() -> dict:
     a, b, d = Value(2), Value(-3), Value(10)
-    ab = a * b
-    s = ab + d
-    r = s.relu()
-    return trace(r, [("a", a, "leaf", "a"), ("b", b, "leaf", "b"), ("d", d, "leaf", "d"),
-                     ("ab", ab, "*", "ab = a · b"), ("s", s, "+", "s = ab + d"), ("r", r, "relu", "r = relu(s)")],
+    c = a * b  # the same names as the Backward Pass page's walkthrough
+    e = c + d
+    f = e.relu()
+    return trace(f, [("a", a, "leaf", "a"), ("b", b, "leaf", "b"), ("d", d, "leaf", "d"),
+                     ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d"), ("f", f, "relu", "f = relu(e)")],
                  "relu", "relu(a · b + d)")
 
 
