@@ -92,18 +92,7 @@ class Value:
     # --8<-- [start:backward]
     def backward(self) -> None:
         """Fill in .grad of every Value this one was computed from."""
-        # --8<-- [start:topo]
-        # post-order depth-first search, with a stack instead of recursion
-        # (so any depth works); a None means "the node below is complete"
-        topo, visited, stack = [], set(), [self]
-        while stack:
-            v = stack.pop()
-            if v is None:
-                topo.append(stack.pop())
-            elif v not in visited:
-                visited.add(v)
-                stack += (v, None, *v._children)
-        # --8<-- [end:topo]
+        topo = topological_order(self)  # every node after all of its children
         # --8<-- [start:seed]
         self.grad = 1
         # --8<-- [end:seed]
@@ -117,3 +106,20 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 # --8<-- [end:value]
+
+
+# --8<-- [start:topo]
+def topological_order(root: "Value") -> "list[Value]":
+    """Every node of root's graph, each one listed after all of its children."""
+    # post-order depth-first search, with a stack instead of recursion
+    # (so any depth works); a None means "the node below is complete"
+    topo, visited, stack = [], set(), [root]
+    while stack:
+        v = stack.pop()
+        if v is None:
+            topo.append(stack.pop())
+        elif v not in visited:
+            visited.add(v)
+            stack += (v, None, *v._children)
+    return topo
+# --8<-- [end:topo]

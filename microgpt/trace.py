@@ -4,21 +4,7 @@ The backward pass recorded here is the engine's own: every node of the graph tem
 subclass of Value that logs each read and write of .grad, then Value.backward() runs unchanged.
 """
 
-from .engine import Value
-
-
-def topological_order(root: Value) -> list[Value]:
-    """The order Value.backward() builds: every node after all of its children."""
-    # the same explicit-stack post-order walk as engine.py's topo section
-    topo, visited, stack = [], set(), [root]
-    while stack:
-        v = stack.pop()
-        if v is None:
-            topo.append(stack.pop())
-        elif v not in visited:
-            visited.add(v)
-            stack += (v, None, *v._children)
-    return topo
+from .engine import Value, topological_order
 
 
 def _recording_class(log: list) -> type:

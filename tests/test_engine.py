@@ -6,7 +6,7 @@ import math
 import pytest
 from gradcheck import central_difference
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from random_graphs import inputs, programs, run_program
 
 from microgpt.engine import Value
 
@@ -173,42 +173,11 @@ def test_ops_with_non_numbers_raise_type_error():
 
 # -- property-based: random expression graphs against central differences ---------------------
 
-# Ops that are smooth everywhere, so a finite difference is a fair yardstick at any point.
-BINARY = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "div": lambda x, y: x / (1 + y * y),
-}
-UNARY = {
-    "tanh": lambda x: x.tanh() if isinstance(x, Value) else math.tanh(x),
-    "square": lambda x: x**2,
-    "exp_tanh": lambda x: UNARY["tanh"](x).exp() if isinstance(x, Value) else math.exp(math.tanh(x)),
-    "log1p_sq": lambda x: (1 + x * x).log() if isinstance(x, Value) else math.log(1 + x * x),
-}
-
-step = st.one_of(
-    st.tuples(st.sampled_from(sorted(BINARY)), st.integers(0, 100), st.integers(0, 100)),
-    st.tuples(st.sampled_from(sorted(UNARY)), st.integers(0, 100)),
-)
-
-
-def run_program(program, xs):
-    """Evaluate a random program over inputs xs (Values or floats); each step may reuse any earlier node."""
-    nodes = list(xs)
-    for op, *args in program:
-        operands = [nodes[i % len(nodes)] for i in args]
-        nodes.append(BINARY[op](*operands) if op in BINARY else UNARY[op](*operands))
-    return sum(nodes[len(xs):], nodes[-1] * 0)
-
 
 @settings(max_examples=150, deadline=None)
-@given(
-    xs=st.lists(st.floats(-2, 2, allow_nan=False), min_size=1, max_size=4),
-    program=st.lists(step, min_size=1, max_size=12),
-)
+@given(xs=inputs, program=programs)
 def test_random_graphs_match_central_differences(xs, program):
     out, grads = grads_of(lambda *vs: run_program(program, vs), *xs)
     for i, g in enumerate(grads):
-        expected = central_difference(lambda *fs: run_program(program, fs), xs, i, h=1e-5)
+        expected = central_difference(lambda *fs: run_program(program, [Value(f) for f in fs]).data, xs, i, h=1e-5)
         assert g == pytest.approx(expected, rel=1e-4, abs=1e-5)

@@ -4,7 +4,7 @@ import math
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from random_graphs import inputs, programs, run_program
 from torch_or_skip import require_torch
 
 from microgpt.engine import Value
@@ -13,42 +13,9 @@ from microgpt.model import GPTConfig, Model, gpt, softmax
 torch = require_torch()
 torch.set_default_dtype(torch.float64)
 
-# The same smooth ops written once for both engines; `m` is math-like: Value methods or torch functions.
-BINARY = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "div": lambda x, y: x / (1 + y * y),
-}
-UNARY = {
-    "tanh": lambda x: x.tanh(),
-    "exp": lambda x: x.tanh().exp(),
-    "log": lambda x: (1 + x * x).log(),
-    "relu": lambda x: x.relu(),
-    "pow": lambda x: (1 + x * x) ** -0.5,
-}
-step = st.one_of(
-    st.tuples(st.sampled_from(sorted(BINARY)), st.integers(0, 100), st.integers(0, 100)),
-    st.tuples(st.sampled_from(sorted(UNARY)), st.integers(0, 100)),
-)
-
-
-def run_program(program, xs):
-    nodes = list(xs)
-    for op, *args in program:
-        operands = [nodes[i % len(nodes)] for i in args]
-        nodes.append(BINARY[op](*operands) if op in BINARY else UNARY[op](*operands))
-    total = nodes[-1] * 0
-    for node in nodes[len(xs):]:
-        total = total + node
-    return total
-
 
 @settings(max_examples=100, deadline=None)
-@given(
-    xs=st.lists(st.floats(-2, 2, allow_nan=False).filter(lambda x: abs(x) > 1e-3), min_size=1, max_size=4),
-    program=st.lists(step, min_size=1, max_size=15),
-)
+@given(xs=inputs, program=programs)
 def test_random_graphs_match_pytorch(xs, program):
     values = [Value(x) for x in xs]
     out = run_program(program, values)
