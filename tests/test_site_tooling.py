@@ -54,6 +54,11 @@ def test_wrong_expected_output_fails(project):
 
         <!--pytest-codeblocks:cont-->
         ```python
+        --8<-- "microgpt/engine.py:topo"
+        ```
+
+        <!--pytest-codeblocks:cont-->
+        ```python
         a = Value(3.0)
         b = a + a
         b.backward()
