@@ -10,7 +10,7 @@ from typing import Any
 from microgpt.data import Tokenizer
 from microgpt.engine import Value
 from microgpt.errors import InputError
-from microgpt.model import GPTConfig, Model
+from microgpt.model import GPTConfig, Model, init_params
 
 FORMAT = "microgpt-checkpoint"
 VERSION = 1
@@ -19,14 +19,8 @@ CONFIG_FIELDS = ("vocab_size", "n_layer", "n_embd", "n_head", "block_size")
 
 def expected_shapes(config: GPTConfig) -> dict[str, tuple[int, int]]:
     """Every matrix a model of this config has, by name, as (rows, columns), in init_params' order."""
-    e = config.n_embd
-    shapes = {"wte": (config.vocab_size, e), "wpe": (config.block_size, e), "lm_head": (config.vocab_size, e)}
-    for i in range(config.n_layer):
-        for name in ("attn_wq", "attn_wk", "attn_wv", "attn_wo"):
-            shapes[f"layer{i}.{name}"] = (e, e)
-        shapes[f"layer{i}.mlp_fc1"] = (4 * e, e)
-        shapes[f"layer{i}.mlp_fc2"] = (e, 4 * e)
-    return shapes
+    # derived from init_params itself, so the model's shapes are written down in one place only
+    return {name: (len(mat), len(mat[0])) for name, mat in init_params(config).items()}
 
 
 def save(path: str | Path, model: Model, tokenizer: Tokenizer, meta: dict[str, Any] | None = None) -> None:
