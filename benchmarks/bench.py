@@ -133,8 +133,9 @@ def main() -> None:
     print("again and again as it grows. The graph has no reference cycles, so refcounting frees it anyway.\n")
 
     # first, while this process is still small: a fresh process trains for 1000 steps
-    out = subprocess.run([sys.executable, __file__, "--peak-memory", "1000"], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--peak-memory", "1000"], capture_output=True, text=True, check=True
+    )
     print(f"peak memory, 1000-step run       : {float(out.stdout):7.1f} MB (peak RSS of a fresh process)")
 
     paused = statistics.median(step_times(100, pause_gc=True)) * 1000
@@ -156,7 +157,6 @@ def main() -> None:
     limit = sys.getrecursionlimit()
     print(f"deepest chain backpropagated     : {1_000_000:,} ops ({'gradient correct' if ok else 'WRONG GRADIENT'})")
     print(f"recursive sort gives up at       : ~{deepest_recursive_chain():,} ops (recursion limit {limit})")
-
 
 
 if __name__ == "__main__":

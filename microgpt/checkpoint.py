@@ -82,7 +82,7 @@ def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
         raise InputError(f"{where} is not a microgpt checkpoint: its JSON is nested too deeply") from None
 
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise InputError(f"{where} is not a microgpt checkpoint (no \"format\": \"{FORMAT}\")")
+        raise InputError(f'{where} is not a microgpt checkpoint (no "format": "{FORMAT}")')
     if doc.get("version") != VERSION:
         raise InputError(f"{where} has format version {doc.get('version')!r}; this microgpt reads version {VERSION}")
     for key in ("config", "vocab", "meta", "state_dict"):
@@ -131,9 +131,7 @@ def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
         else:
             got = f"{len(mat)}x{len(mat[0])}"
         if got != f"{nout}x{nin}":
-            raise InputError(
-                f"{where}: {name} is {got}, but the config ({_describe(config)}) needs {nout}x{nin}"
-            )
+            raise InputError(f"{where}: {name} is {got}, but the config ({_describe(config)}) needs {nout}x{nin}")
         state_dict[name] = [[Value(_finite(x, f"{where}: {name}")) for x in row] for row in mat]
     return Model(config, state_dict), Tokenizer(vocab), doc["meta"]
 

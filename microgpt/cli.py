@@ -21,10 +21,10 @@ from microgpt.optim import Adam
 from microgpt.sample import sample
 from microgpt.train import Progress, check_fits, train
 
-DEMO_STEPS = 300    # `python -m microgpt` alone: about 20 s at ~15 steps/s
+DEMO_STEPS = 300  # `python -m microgpt` alone: about 20 s at ~15 steps/s
 DEMO_SAMPLES = 10
 DEFAULT_OUT = "microgpt.ckpt.json"
-EXIT_USAGE = 2          # bad input of any kind, as argparse does for bad arguments
+EXIT_USAGE = 2  # bad input of any kind, as argparse does for bad arguments
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention; the checkpoint is still written
 
 EPILOG = f"""\
@@ -35,14 +35,19 @@ it writes no file. Exit status: 0 done, 2 bad input (one line on stderr), 130 st
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="microgpt", description="A small pure-Python GPT.", epilog=EPILOG,
+        prog="microgpt",
+        description="A small pure-Python GPT.",
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"microgpt {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="{train,sample}")
 
-    t = commands.add_parser("train", help="train a model and write a checkpoint",
-                            description="Train on one document per step and write a JSON checkpoint.")
+    t = commands.add_parser(
+        "train",
+        help="train a model and write a checkpoint",
+        description="Train on one document per step and write a JSON checkpoint.",
+    )
     t.add_argument("--steps", type=int, default=1000, help="training steps (default: 1000)")
     t.add_argument("--data", type=Path, help="UTF-8 text, one document per line (default: the shipped names)")
     t.add_argument("--seed", type=int, default=42, help="seed for the shuffle and the initial weights (default: 42)")
@@ -53,8 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--n-head", type=int, default=4, help="attention heads; must divide --n-embd (default: 4)")
     t.add_argument("--block-size", type=int, default=16, help="longest sequence, in tokens (default: 16)")
 
-    s = commands.add_parser("sample", help="print samples from a checkpoint",
-                            description="Print samples from a trained checkpoint, one per line.")
+    s = commands.add_parser(
+        "sample",
+        help="print samples from a checkpoint",
+        description="Print samples from a trained checkpoint, one per line.",
+    )
     s.add_argument("--ckpt", type=Path, required=True, help="checkpoint written by `microgpt train`")
     s.add_argument("-n", type=int, default=20, help="how many samples (default: 20)")
     s.add_argument("--temperature", type=float, default=0.5, help="< 1 sharpens, > 1 flattens (default: 0.5)")
@@ -119,8 +127,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     model = Model.init(config, seed=args.seed)
 
     done, interrupted = fit(model, tokenizer, docs, args.steps, args.lr)
-    meta = {"steps": done, "steps_planned": args.steps, "interrupted": interrupted, "seed": args.seed,
-            "lr": args.lr, "data": str(data), "microgpt_version": __version__}
+    meta = {
+        "steps": done,
+        "steps_planned": args.steps,
+        "interrupted": interrupted,
+        "seed": args.seed,
+        "lr": args.lr,
+        "data": str(data),
+        "microgpt_version": __version__,
+    }
     checkpoint.save(args.out, model, tokenizer, meta)
     if interrupted:
         print(f"interrupted at step {done} of {args.steps}; saved what was trained so far", file=sys.stderr)
@@ -221,9 +236,11 @@ class ProgressLine:
         elapsed = time.perf_counter() - self.start
         rate = p.step / elapsed if elapsed > 0 else 0.0
         eta = (p.steps - p.step) / rate if rate else 0.0
-        line = (f"step {p.step:{len(str(p.steps))}d}/{p.steps} | loss {p.loss:.4f} | "
-                f"avg of last {len(self.recent)} {sum(self.recent) / len(self.recent):.4f} | "
-                f"{rate:.1f} steps/s | ETA {int(eta) // 60}:{int(eta) % 60:02d}")
+        line = (
+            f"step {p.step:{len(str(p.steps))}d}/{p.steps} | loss {p.loss:.4f} | "
+            f"avg of last {len(self.recent)} {sum(self.recent) / len(self.recent):.4f} | "
+            f"{rate:.1f} steps/s | ETA {int(eta) // 60}:{int(eta) % 60:02d}"
+        )
         now = time.perf_counter()
         if self.live:
             if p.step in (1, p.steps) or now - self.last_draw >= 0.1:

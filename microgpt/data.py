@@ -29,6 +29,8 @@ def load_docs(path: str | Path, seed: int = 42) -> list[str]:
         raise InputError(f"data file has no documents (every line is empty): {path}")
     random.Random(seed).shuffle(docs)
     return docs
+
+
 # --8<-- [end:load_docs]
 
 
@@ -61,4 +63,6 @@ class Tokenizer:
     def decode(self, ids: list[int]) -> str:
         """Token ids back to text; BOS tokens are dropped."""
         return "".join(self.chars[i] for i in ids if i != self.bos)
+
+
 # --8<-- [end:tokenizer]

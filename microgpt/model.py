@@ -15,11 +15,13 @@ Matrix = list[list[Value]]
 class GPTConfig:
     """The model's shape."""
 
+    # fmt: off
     vocab_size: int       # number of distinct tokens, BOS included
     n_layer: int = 1      # depth: how many transformer blocks
     n_embd: int = 16      # width: the size of every vector inside the model
     n_head: int = 4       # attention heads; each looks at n_embd // n_head of the width
     block_size: int = 16  # the longest sequence the model can read, in tokens
+    # fmt: on
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "n_layer", "n_embd", "n_head", "block_size"):
@@ -31,6 +33,8 @@ class GPTConfig:
     @property
     def head_dim(self) -> int:
         return self.n_embd // self.n_head
+
+
 # --8<-- [end:config]
 
 
@@ -60,6 +64,8 @@ def init_params(config: GPTConfig, seed: int = 42) -> dict[str, Matrix]:
 def parameters(state_dict: dict[str, Matrix]) -> list[Value]:
     """All parameters in one flat list, in a fixed order."""
     return [p for mat in state_dict.values() for row in mat for p in row]
+
+
 # --8<-- [end:params]
 
 
@@ -83,6 +89,8 @@ class Model:
 def linear(x: Vector, w: Matrix) -> Vector:
     """w @ x: one dot product per row of w."""
     return [sum(wi * xi for wi, xi in zip(row, x)) for row in w]
+
+
 # --8<-- [end:linear]
 
 
@@ -93,6 +101,8 @@ def softmax(logits: Vector) -> Vector:
     exps = [(val - max_val).exp() for val in logits]
     total = sum(exps)
     return [e / total for e in exps]
+
+
 # --8<-- [end:softmax]
 
 
@@ -102,12 +112,13 @@ def rmsnorm(x: Vector) -> Vector:
     ms = sum(xi * xi for xi in x) / len(x)
     scale = (ms + 1e-5) ** -0.5
     return [xi * scale for xi in x]
+
+
 # --8<-- [end:rmsnorm]
 
 
 # --8<-- [start:attention]
-def attention(x: Vector, layer: int, model: Model,
-              keys: list, values: list) -> Vector:
+def attention(x: Vector, layer: int, model: Model, keys: list, values: list) -> Vector:
     """Causal self-attention: the cache holds only positions up to this one."""
     sd, head_dim = model.state_dict, model.config.head_dim
     q = linear(x, sd[f"layer{layer}.attn_wq"])
@@ -124,6 +135,8 @@ def attention(x: Vector, layer: int, model: Model,
         for j in range(head_dim):  # the head's output: values mixed by weight
             x_attn.append(sum(w * v[j] for w, v in zip(weights, v_h)))
     return linear(x_attn, sd[f"layer{layer}.attn_wo"])
+
+
 # --8<-- [end:attention]
 
 
@@ -133,6 +146,8 @@ def mlp(x: Vector, layer: int, model: Model) -> Vector:
     x = linear(x, model.state_dict[f"layer{layer}.mlp_fc1"])
     x = [xi.relu() for xi in x]
     return linear(x, model.state_dict[f"layer{layer}.mlp_fc2"])
+
+
 # --8<-- [end:mlp]
 
 
@@ -146,4 +161,6 @@ def gpt(model: Model, token_id: int, pos_id: int, keys: list, values: list) -> V
         x = [a + b for a, b in zip(attention(rmsnorm(x), layer, model, keys, values), x)]  # residual
         x = [a + b for a, b in zip(mlp(rmsnorm(x), layer, model), x)]  # residual
     return linear(x, sd["lm_head"])
+
+
 # --8<-- [end:gpt]

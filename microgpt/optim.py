@@ -6,13 +6,20 @@ from microgpt.engine import Value
 class Adam:
     """Adam with a learning rate that decays linearly to zero over total_steps."""
 
-    def __init__(self, params: list[Value], lr: float = 0.01, total_steps: int = 1000,
-                 beta1: float = 0.85, beta2: float = 0.99, eps: float = 1e-8):
+    def __init__(
+        self,
+        params: list[Value],
+        lr: float = 0.01,
+        total_steps: int = 1000,
+        beta1: float = 0.85,
+        beta2: float = 0.99,
+        eps: float = 1e-8,
+    ):
         self.params, self.lr, self.total_steps = params, lr, total_steps
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
         self.m = [0.0] * len(params)  # running mean of each gradient
         self.v = [0.0] * len(params)  # running mean of each squared gradient
-        self.t = 0                    # updates done so far
+        self.t = 0  # updates done so far
 
     # --8<-- [start:adam]
     def step(self) -> None:
@@ -28,4 +35,5 @@ class Adam:
             v_hat = self.v[i] / (1 - b2**self.t)
             p.data -= lr_t * m_hat / (v_hat**0.5 + self.eps)
             p.grad = 0
+
     # --8<-- [end:adam]

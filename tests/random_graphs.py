@@ -35,6 +35,6 @@ def run_program(program, xs):
         operands = [nodes[i % len(nodes)] for i in args]
         nodes.append(BINARY[op](*operands) if op in BINARY else UNARY[op](*operands))
     total = nodes[-1] * 0
-    for node in nodes[len(xs):]:
+    for node in nodes[len(xs) :]:
         total = total + node
     return total

@@ -455,7 +455,7 @@ def block_accounting(md: Path, page_html: str, collect=None) -> tuple[list[str],
             for mark in skips:
                 reason = re.search(r"""reason\s*=\s*(["'])(.+?)\1""", mark)
                 if not reason or not reason.group(2).strip():
-                    problems.append(f"{md.name}:{fence.lineno}: {mark} has no reason; write reason=\"...\"")
+                    problems.append(f'{md.name}:{fence.lineno}: {mark} has no reason; write reason="..."')
         counts["marked" if chain_skipped else "run"] += 1
         if any(k_.startswith("importorskip") for k_ in keywords):
             counts["torch"] += 1

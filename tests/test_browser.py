@@ -28,8 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = os.environ.get("MICROGPT_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 HOW = "install Chromium with `apt-get install chromium` and playwright with `pip install -e '.[test]'`"
 
 
@@ -214,8 +220,10 @@ def test_widget_steps_show_the_engine_numbers(watched, base_url, site_dir, name)
     assert step.is_disabled()
     for nid, n in nodes.items():
         assert _num(_node_texts(page, widget, nid)[1]) == pytest.approx(n["grad"], abs=5e-5), (name, nid)
-    edge_labels = {e.get_attribute("data-edge"): e.locator("text.ag-edge-label").text_content()
-                   for e in widget.locator("g.ag-edge-group").all()}
+    edge_labels = {
+        e.get_attribute("data-edge"): e.locator("text.ag-edge-label").text_content()
+        for e in widget.locator("g.ag-edge-group").all()
+    }
     for e in t["edges"]:
         assert _num(edge_labels[f"{e['node']}-{e['index']}"]) == pytest.approx(e["local_grad"], abs=5e-5)
 
@@ -293,8 +301,12 @@ def test_playground_replay_agrees_with_python_for_every_order(watched, base_url,
 def test_self_check_accepts_the_right_answer_and_rejects_a_wrong_one(watched, base_url, site_dir):
     page = watched.page
     page.goto(base_url + _page_with(site_dir, 'class="autograd-check"'), wait_until="networkidle")
-    answers = {"fab-a": ("fab", "a"), "fab-b": ("fab", "b"), "neuron-w1": ("neuron", "w1"),
-               "diamond-a": ("diamond", "a")}
+    answers = {
+        "fab-a": ("fab", "a"),
+        "fab-b": ("fab", "b"),
+        "neuron-w1": ("neuron", "w1"),
+        "diamond-a": ("diamond", "a"),
+    }
     form = page.locator("form.autograd-check").first
     preset, node = answers[form.get_attribute("data-question")]
     right = {n["id"]: n["grad"] for n in T.preset(preset)["nodes"]}[node]
@@ -327,8 +339,12 @@ def test_diagrams_show_the_engine_numbers(watched, base_url, site_dir):
 def test_js_number_format_matches_the_hook(watched, base_url, site_dir):
     page = watched.page
     page.goto(base_url + _page_with(site_dir, 'class="autograd-widget"'), wait_until="networkidle")
-    xs = sorted({x for name in T.PRESETS for n in T.preset(name)["nodes"] for x in (n["data"], n["grad"])}
-                | {0.5, -0.5, 1e-5, -1e-5, 0.12345, 2.00004, -1.99996})
-    js = page.evaluate("async (xs) => { const m = await import('/javascripts/widgets/format.js'); "
-                       "return xs.map((x) => m.fmt(x)); }", xs)
+    xs = sorted(
+        {x for name in T.PRESETS for n in T.preset(name)["nodes"] for x in (n["data"], n["grad"])}
+        | {0.5, -0.5, 1e-5, -1e-5, 0.12345, 2.00004, -1.99996}
+    )
+    js = page.evaluate(
+        "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map((x) => m.fmt(x)); }",
+        xs,
+    )
     assert js == [fmt(x) for x in xs]

@@ -125,14 +125,16 @@ CORRUPTIONS = {
     "config-field-missing": (lambda p: rewrite(p, lambda d: d["config"].pop("n_head")), "config must have exactly"),
     "config-not-int": (lambda p: rewrite(p, lambda d: d["config"].update(n_layer=True)), "config n_layer must be"),
     "config-indivisible": (
-        lambda p: rewrite(p, lambda d: d["config"].update(n_head=3)), r"n_embd \(8\) must be divisible by n_head \(3\)"
+        lambda p: rewrite(p, lambda d: d["config"].update(n_head=3)),
+        r"n_embd \(8\) must be divisible by n_head \(3\)",
     ),
     "vocab-size-mismatch": (
         lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"] + "z")),
         "vocab has 11 characters, so vocab_size must be 12, but config says 11",
     ),
     "vocab-unsorted": (
-        lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"][::-1])), "distinct characters in sorted order"
+        lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"][::-1])),
+        "distinct characters in sorted order",
     ),
     "config-mismatch": (
         lambda p: rewrite(p, lambda d: d["config"].update(n_embd=16)),
@@ -140,7 +142,8 @@ CORRUPTIONS = {
     ),
     "matrix-missing": (lambda p: rewrite(p, lambda d: d["state_dict"].pop("layer1.mlp_fc2")), "lacks layer1.mlp_fc2"),
     "matrix-extra": (
-        lambda p: rewrite(p, lambda d: d["state_dict"].update(layer2_attn_wq=[[0.0]])), "unexpected layer2_attn_wq"
+        lambda p: rewrite(p, lambda d: d["state_dict"].update(layer2_attn_wq=[[0.0]])),
+        "unexpected layer2_attn_wq",
     ),
     "ragged": (lambda p: rewrite(p, lambda d: d["state_dict"]["wpe"][3].pop()), "wpe is ragged"),
     "string-weight": (

@@ -16,8 +16,9 @@ TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so th
 
 
 def microgpt(*args: str, cwd=None, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "microgpt", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "microgpt", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +180,9 @@ def test_ctrl_c_saves_what_was_trained_and_exits_130(tmp_path):
     # restore Ctrl-C's default in the child, in case this test runs where SIGINT is ignored (a background job)
     proc = subprocess.Popen(
         [sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY, "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:

@@ -51,8 +51,12 @@ def test_same_seed_same_params_other_seed_other_params():
 
 @pytest.mark.parametrize(
     ("field", "value", "message"),
-    [("n_embd", 10, "divisible by n_head"), ("n_layer", 0, "positive whole number"),
-     ("block_size", -3, "positive whole number"), ("n_head", 2.5, "positive whole number")],
+    [
+        ("n_embd", 10, "divisible by n_head"),
+        ("n_layer", 0, "positive whole number"),
+        ("block_size", -3, "positive whole number"),
+        ("n_head", 2.5, "positive whole number"),
+    ],
 )
 def test_bad_config_raises_input_error(field, value, message):
     with pytest.raises(InputError, match=message):
@@ -84,10 +88,12 @@ def test_gpt_step_gradients_match_central_differences():
     step_loss(model, tokens).backward()
     params = model.params
     for p in random.Random(0).sample(params, 40):
+
         def loss_at(x, p=p):
             saved, p.data = p.data, x
             try:
                 return step_loss(model, tokens).data
             finally:
                 p.data = saved
+
         assert p.grad == pytest.approx(central_difference(loss_at, [p.data], 0, h=1e-6), rel=1e-4, abs=1e-7)

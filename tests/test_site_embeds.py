@@ -39,7 +39,8 @@ def test_every_snippet_fence_is_a_titled_numbered_block(built_site):
     pages = site_pages(built_site)
     for page, page_html in pages.items():
         fences = [
-            f for f in scan_fences((ROOT / "docs" / page).read_text(encoding="utf-8"))
+            f
+            for f in scan_fences((ROOT / "docs" / page).read_text(encoding="utf-8"))
             if f.language == "python" and len(f.body) == 1 and SNIPPET_BODY.match(f.body[0])
         ]
         shown = [b for b in html_blocks(page_html) if b.title and EMBED_TITLE.match(b.title)]

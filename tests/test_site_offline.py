@@ -5,13 +5,19 @@ import re
 EXTERNAL = r"""(?:https?:)?//"""
 HTML_LOADS = [
     re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?(?P<url>" + EXTERNAL + r"[^\"'\s>]+)", re.I),
-    re.compile(r"<(?:img|iframe|frame|embed|source|video|audio|track|input)\b[^>]*\b(?:src|srcset|poster)\s*=\s*"
-               r"[\"']?(?P<url>" + EXTERNAL + r"[^\"'\s>]+)", re.I),
+    re.compile(
+        r"<(?:img|iframe|frame|embed|source|video|audio|track|input)\b[^>]*\b(?:src|srcset|poster)\s*=\s*"
+        r"[\"']?(?P<url>" + EXTERNAL + r"[^\"'\s>]+)",
+        re.I,
+    ),
     re.compile(r"<object\b[^>]*\bdata\s*=\s*[\"']?(?P<url>" + EXTERNAL + r"[^\"'\s>]+)", re.I),
 ]
 LINK_TAG = re.compile(r"<link\b[^>]*>", re.I)
-LINK_LOADS = re.compile(r"\brel\s*=\s*[\"']?[^\"'>]*\b(stylesheet|icon|preload|prefetch|modulepreload|manifest|"
-                        r"preconnect|dns-prefetch|apple-touch-icon)\b", re.I)
+LINK_LOADS = re.compile(
+    r"\brel\s*=\s*[\"']?[^\"'>]*\b(stylesheet|icon|preload|prefetch|modulepreload|manifest|"
+    r"preconnect|dns-prefetch|apple-touch-icon)\b",
+    re.I,
+)
 CSS_LOADS = [
     re.compile(r"@import\s+(?:url\()?\s*[\"']?(?P<url>" + EXTERNAL + r"[^\"')\s;]+)", re.I),
     re.compile(r"url\(\s*[\"']?(?P<url>" + EXTERNAL + r"[^\"')\s]+)", re.I),
@@ -31,8 +37,11 @@ def external_loads(site):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         rel = path.relative_to(site)
-        patterns = list(CSS_LOADS) + (HTML_LOADS if path.suffix == ".html" else []) + (
-            JS_LOADS if path.suffix == ".js" else [])
+        patterns = (
+            list(CSS_LOADS)
+            + (HTML_LOADS if path.suffix == ".html" else [])
+            + (JS_LOADS if path.suffix == ".js" else [])
+        )
         for pattern in patterns:
             urls = [f"{rel}: {m.group('url')}" for m in pattern.finditer(text)]
             found += [url for url in urls if url not in found]
@@ -58,9 +67,11 @@ def test_katex_fonts_are_served_by_the_site(built_site):
 
 
 def test_the_scan_sees_external_loads(tmp_path):
-    (tmp_path / "a.html").write_text('<script src="https://cdn.example/x.js"></script>'
-                                     '<link rel="stylesheet" href="//fonts.example/css">'
-                                     '<a href="https://example.org">fine</a><script src=""></script>')
+    (tmp_path / "a.html").write_text(
+        '<script src="https://cdn.example/x.js"></script>'
+        '<link rel="stylesheet" href="//fonts.example/css">'
+        '<a href="https://example.org">fine</a><script src=""></script>'
+    )
     css = '@import url("https://fonts.example/f.css"); .x{background:url(//img.example/i.png)}'
     (tmp_path / "b.css").write_text(css)
     found = external_loads(tmp_path)

@@ -117,8 +117,15 @@ def test_stale_line_numbers_fail_the_embed_check(built_site, tmp_path):
 
 @pytest.mark.parametrize(
     "fence",
-    ['```python title="engine.py — lines 1–2"', '```python linenums="59"', '```python hl_lines="1"', "```py",
-     "```pycon", "```python3", "~~~python"],
+    [
+        '```python title="engine.py — lines 1–2"',
+        '```python linenums="59"',
+        '```python hl_lines="1"',
+        "```py",
+        "```pycon",
+        "```python3",
+        "~~~python",
+    ],
 )
 def test_fences_pytest_codeblocks_would_not_collect_are_rejected(tmp_path, fence):
     md = tmp_path / "page.md"
@@ -153,7 +160,8 @@ def test_titled_python_block_fails_the_run_and_the_block_count(tmp_path):
 
 def test_misplaced_markers_are_rejected(tmp_path):
     md = tmp_path / "page.md"
-    md.write_text(page("""
+    md.write_text(
+        page("""
         ```python
         print(1)
         ```
@@ -162,9 +170,11 @@ def test_misplaced_markers_are_rejected(tmp_path):
         ```python
         print("this would be read as output and never run")
         ```
-    """))
+    """)
+    )
     assert any("never run" in p for p in fence_problems(md))
-    md.write_text(page("""
+    md.write_text(
+        page("""
         ```python
         x = 1
         ```
@@ -174,7 +184,8 @@ def test_misplaced_markers_are_rejected(tmp_path):
         ```python
         print(x)
         ```
-    """))
+    """)
+    )
     assert any("cont" in p for p in fence_problems(md))
 
 

@@ -29,6 +29,7 @@ def test_random_graphs_match_pytorch(xs, program):
 
 def torch_gpt_loss(config: GPTConfig, weights: dict, tokens: list[int]):
     """microgpt's forward pass and loss, written again with torch tensors."""
+
     def rmsnorm(x):
         return x * ((x * x).mean() + 1e-5) ** -0.5
 
@@ -66,8 +67,10 @@ def test_one_gpt_step_matches_pytorch_for_every_parameter():
     loss = (1 / len(losses)) * sum(losses)
     loss.backward()
 
-    weights = {name: torch.tensor([[p.data for p in row] for row in mat], requires_grad=True)
-               for name, mat in model.state_dict.items()}
+    weights = {
+        name: torch.tensor([[p.data for p in row] for row in mat], requires_grad=True)
+        for name, mat in model.state_dict.items()
+    }
     torch_loss = torch_gpt_loss(config, weights, tokens)
     torch_loss.backward()
 

@@ -148,7 +148,11 @@ def test_hook_refuses_unknown_markers():
     from mkdocs.exceptions import PluginError
 
     hook = _hook()
-    for kind, attrs in [("widget", {"preset": "nope"}), ("check", {"question": "nope"}),
-                        ("diagram", {"diagram": "nope"}), ("gadget", {})]:
+    for kind, attrs in [
+        ("widget", {"preset": "nope"}),
+        ("check", {"question": "nope"}),
+        ("diagram", {"diagram": "nope"}),
+        ("gadget", {}),
+    ]:
         with pytest.raises(PluginError):
             hook.render(kind, attrs)

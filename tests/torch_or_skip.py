@@ -11,7 +11,9 @@ def require_torch():
         return importlib.import_module("torch")
     except ImportError:
         if os.environ.get("MICROGPT_REQUIRE_TORCH") == "1":
-            pytest.fail("MICROGPT_REQUIRE_TORCH=1, but torch is not installed: pip install torch==2.13.0",
-                        pytrace=False)
-        pytest.skip("torch is not installed: pip install torch==2.13.0 to compare against PyTorch",
-                    allow_module_level=True)
+            pytest.fail(
+                "MICROGPT_REQUIRE_TORCH=1, but torch is not installed: pip install torch==2.13.0", pytrace=False
+            )
+        pytest.skip(
+            "torch is not installed: pip install torch==2.13.0 to compare against PyTorch", allow_module_level=True
+        )

@@ -202,7 +202,7 @@ def renumber(block: str, numbers: list[int]) -> str:
             seen.add(n)
             t = true_number(n)
             return f'{m.group("gutter")}{t}">{str(t).rjust(width)}</a>'
-        return f'{m.group("ref")}{true_number(int(m.group("n")))}'
+        return f"{m.group('ref')}{true_number(int(m.group('n')))}"
 
     block = LINE_REF.sub(sub, block)
     if len(seen) != len(numbers):

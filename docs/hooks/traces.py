@@ -89,24 +89,37 @@ def _questions() -> dict[str, dict]:
     d, dd = _grads("diamond"), _datas("diamond")
     ca = next(e["local_grad"] for e in T.preset("diamond")["edges"] if (e["node"], e["child"]) == ("c", "a"))
     return {
-        "fab-a": dict(preset="fab", node="a",
-                      prompt=f"With a = {fmt(fd['a'])}, b = {fmt(fd['b'])}, c = {fmt(fd['c'])} "
-                             "and f = (a + b) · c, what is ∂f/∂a?",
-                      explain=f"f = e · c sends e.grad = c = {fmt(fd['c'])} (multiplication swaps); e = a + b copies "
-                              f"it to a unchanged (addition distributes): ∂f/∂a = {fmt(f['a'])}."),
-        "fab-b": dict(preset="fab", node="b", prompt="Same graph: what is ∂f/∂b?",
-                      explain=f"The + node gives b exactly what it gives a, e.grad = {fmt(f['e'])}: "
-                              f"∂f/∂b = {fmt(f['b'])}."),
-        "neuron-w1": dict(preset="neuron", node="w1", prompt="For the tanh neuron, what is ∂o/∂w1?",
-                          explain=f"∂o/∂n = 1 − tanh²(n) = {fmt(o['n'])}; the two + nodes copy it to x1w1; "
-                                  f"x1w1 = x1 · w1 swaps, so w1 gets x1 · {fmt(o['x1w1'])} = {fmt(od['x1'])} · "
-                                  f"{fmt(o['x1w1'])} = {fmt(o['w1'])}."),
-        "diamond-a": dict(preset="diamond", node="a",
-                          prompt=f"Diamond a = {fmt(dd['a'])}, b = a + 1, c = 3a, d = b · c: what is ∂d/∂a?",
-                          explain=f"d = b · c gives b.grad = c = {fmt(dd['c'])} and c.grad = b = {fmt(dd['b'])}. "
-                                  f"Through b, a receives 1 · {fmt(d['b'])}; "
-                                  f"through c it receives {fmt(ca)} · {fmt(d['c'])}. "
-                                  f"The += adds both paths: {fmt(d['b'])} + {fmt(ca * d['c'])} = {fmt(d['a'])}."),
+        "fab-a": dict(
+            preset="fab",
+            node="a",
+            prompt=f"With a = {fmt(fd['a'])}, b = {fmt(fd['b'])}, c = {fmt(fd['c'])} "
+            "and f = (a + b) · c, what is ∂f/∂a?",
+            explain=f"f = e · c sends e.grad = c = {fmt(fd['c'])} (multiplication swaps); e = a + b copies "
+            f"it to a unchanged (addition distributes): ∂f/∂a = {fmt(f['a'])}.",
+        ),
+        "fab-b": dict(
+            preset="fab",
+            node="b",
+            prompt="Same graph: what is ∂f/∂b?",
+            explain=f"The + node gives b exactly what it gives a, e.grad = {fmt(f['e'])}: ∂f/∂b = {fmt(f['b'])}.",
+        ),
+        "neuron-w1": dict(
+            preset="neuron",
+            node="w1",
+            prompt="For the tanh neuron, what is ∂o/∂w1?",
+            explain=f"∂o/∂n = 1 − tanh²(n) = {fmt(o['n'])}; the two + nodes copy it to x1w1; "
+            f"x1w1 = x1 · w1 swaps, so w1 gets x1 · {fmt(o['x1w1'])} = {fmt(od['x1'])} · "
+            f"{fmt(o['x1w1'])} = {fmt(o['w1'])}.",
+        ),
+        "diamond-a": dict(
+            preset="diamond",
+            node="a",
+            prompt=f"Diamond a = {fmt(dd['a'])}, b = a + 1, c = 3a, d = b · c: what is ∂d/∂a?",
+            explain=f"d = b · c gives b.grad = c = {fmt(dd['c'])} and c.grad = b = {fmt(dd['b'])}. "
+            f"Through b, a receives 1 · {fmt(d['b'])}; "
+            f"through c it receives {fmt(ca)} · {fmt(d['c'])}. "
+            f"The += adds both paths: {fmt(d['b'])} + {fmt(ca * d['c'])} = {fmt(d['a'])}.",
+        ),
     }
 
 
@@ -131,8 +144,10 @@ def render_check(key: str) -> str:
 
 # ---------------------------------------------------------------------------- diagrams (SVG)
 def _svg(width: float, height: float, title: str, body: list[str]) -> str:
-    return (f'<svg class="autograd-svg" viewBox="0 0 {width:g} {height:g}" role="img" '
-            f'aria-label="{html.escape(title, quote=True)}"><title>{html.escape(title)}</title>{"".join(body)}</svg>')
+    return (
+        f'<svg class="autograd-svg" viewBox="0 0 {width:g} {height:g}" role="img" '
+        f'aria-label="{html.escape(title, quote=True)}"><title>{html.escape(title)}</title>{"".join(body)}</svg>'
+    )
 
 
 def _text(x, y, s, cls="", anchor="middle") -> str:
@@ -141,8 +156,10 @@ def _text(x, y, s, cls="", anchor="middle") -> str:
 
 def _box(n: dict, lines: list[tuple[str, str]], dx: float = 0, cls: str = "") -> list[str]:
     x, y = n["x"] + dx, n["y"]
-    out = [f'<rect x="{x - NODE_W / 2:g}" y="{y - NODE_H / 2:g}" width="{NODE_W}" height="{NODE_H}" rx="8" '
-           f'class="ag-node {cls}"/>']
+    out = [
+        f'<rect x="{x - NODE_W / 2:g}" y="{y - NODE_H / 2:g}" width="{NODE_W}" height="{NODE_H}" rx="8" '
+        f'class="ag-node {cls}"/>'
+    ]
     for k, (s, c) in enumerate(lines):
         out.append(_text(x, y - NODE_H / 2 + 17 + 16 * k, s, c))
     return out
@@ -154,26 +171,33 @@ def _edge(a: dict, b: dict, dx: float, label: str, backward: bool) -> list[str]:
     if backward:
         x1, x2, y1, y2 = x2, x1, y2, y1
     mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-    out = [f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" class="ag-edge" '
-           f'marker-end="url(#ag-arrow-{"b" if backward else "f"})"/>']
+    out = [
+        f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" class="ag-edge" '
+        f'marker-end="url(#ag-arrow-{"b" if backward else "f"})"/>'
+    ]
     if label:
         out.append(_text(mx, my - 5, label, "ag-edge-label"))
     return out
 
 
-ARROWS = ('<defs><marker id="ag-arrow-f" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-          'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="ag-arrowhead"/></marker>'
-          '<marker id="ag-arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-          'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="ag-arrowhead ag-arrowhead--back"/></marker>'
-          "</defs>")
+ARROWS = (
+    '<defs><marker id="ag-arrow-f" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+    'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="ag-arrowhead"/></marker>'
+    '<marker id="ag-arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+    'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="ag-arrowhead ag-arrowhead--back"/></marker>'
+    "</defs>"
+)
 
 
 def diagram_forward_backward() -> str:
     t = layout(T.preset("linear"), col_w=215)
     nodes = {n["id"]: n for n in t["nodes"]}
     gap = 40
-    body = [ARROWS, _text(t["width"] / 2, 16, "forward: data, leaves → root", "ag-heading"),
-            _text(t["width"] * 1.5 + gap, 16, "backward: grad, root → leaves", "ag-heading")]
+    body = [
+        ARROWS,
+        _text(t["width"] / 2, 16, "forward: data, leaves → root", "ag-heading"),
+        _text(t["width"] * 1.5 + gap, 16, "backward: grad, root → leaves", "ag-heading"),
+    ]
     for panel, dx in (("f", 0), ("b", t["width"] + gap)):
         for e in t["edges"]:
             a, b = nodes[e["child"]], nodes[e["node"]]
@@ -183,10 +207,13 @@ def diagram_forward_backward() -> str:
                 body += _box(n, [(n["expr"], "ag-expr"), (f"data {fmt(n['data'])}", "ag-data")], dx)
             else:
                 body += _box(n, [(n["label"], "ag-expr"), (f"grad {fmt(n['grad'])}", "ag-grad")], dx, "ag-node--back")
-    return _svg(2 * t["width"] + gap, t["height"] + 24,
-                "The graph of L = a · b + c twice: the forward pass fills data from the leaves to L, "
-                "the backward pass fills grad from L back to the leaves.",
-                [f'<g transform="translate(0,24)">{"".join(body[3:])}</g>', *body[:3]])
+    return _svg(
+        2 * t["width"] + gap,
+        t["height"] + 24,
+        "The graph of L = a · b + c twice: the forward pass fills data from the leaves to L, "
+        "the backward pass fills grad from L back to the leaves.",
+        [f'<g transform="translate(0,24)">{"".join(body[3:])}</g>', *body[:3]],
+    )
 
 
 def diagram_local_rules() -> str:
@@ -195,8 +222,7 @@ def diagram_local_rules() -> str:
     log = {(s["node"], s["child"]): s for s in t["backward"]}
     w, h = 400, 190
     body = [ARROWS]
-    panels = [("L", "+ distributes: each child gets 1 · G", 0),
-              ("d", "· swaps: each gets the other's data · G", w)]
+    panels = [("L", "+ distributes: each child gets 1 · G", 0), ("d", "· swaps: each gets the other's data · G", w)]
     for vid, heading, ox in panels:
         v = n[vid]
         kids = v["children"]
@@ -212,8 +238,13 @@ def diagram_local_rules() -> str:
             body += _box(child, [(c["label"], "ag-expr"), (f"+= {fmt(s['local_grad'] * s['upstream'])}", "ag-grad")])
             mid_y = (child["y"] + node["y"]) / 2 + (18 if k else -12)
             body.append(_text((child["x"] + node["x"]) / 2, mid_y, f"local = {why}", "ag-edge-label"))
-    return _svg(2 * w, h + 10, "The two local rules on L = a · b + c: the + node passes its grad unchanged to both "
-                "children; the · node sends each child the other child's data times its grad.", body)
+    return _svg(
+        2 * w,
+        h + 10,
+        "The two local rules on L = a · b + c: the + node passes its grad unchanged to both "
+        "children; the · node sends each child the other child's data times its grad.",
+        body,
+    )
 
 
 def diagram_grad_bars() -> str:
@@ -229,14 +260,24 @@ def diagram_grad_bars() -> str:
         g = n["grad"]
         x = mid if g >= 0 else mid + g * scale
         body.append(_text(8, y + bar_h * 0.7, f"{n['label']}.grad = {fmt(g)}", "ag-bar-label", "start"))
-        body.append(f'<rect x="{x:g}" y="{y:g}" width="{abs(g) * scale:g}" height="{bar_h}" rx="3" '
-                    f'class="ag-bar {"ag-bar--neg" if g < 0 else "ag-bar--pos"}"/>')
-    return _svg(w, len(rows) * (bar_h + gap), "Bars of each gradient of L = a · b + c: left of the axis is negative, "
-                "right is positive, length is the size of the effect on L.", body)
+        body.append(
+            f'<rect x="{x:g}" y="{y:g}" width="{abs(g) * scale:g}" height="{bar_h}" rx="3" '
+            f'class="ag-bar {"ag-bar--neg" if g < 0 else "ag-bar--pos"}"/>'
+        )
+    return _svg(
+        w,
+        len(rows) * (bar_h + gap),
+        "Bars of each gradient of L = a · b + c: left of the axis is negative, "
+        "right is positive, length is the size of the effect on L.",
+        body,
+    )
 
 
-DIAGRAMS = {"forward-backward": diagram_forward_backward, "local-rules": diagram_local_rules,
-            "grad-bars": diagram_grad_bars}
+DIAGRAMS = {
+    "forward-backward": diagram_forward_backward,
+    "local-rules": diagram_local_rules,
+    "grad-bars": diagram_grad_bars,
+}
 
 
 # ---------------------------------------------------------------------------- widgets
@@ -246,11 +287,15 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         if start not in STEPPER_PRESETS:
             raise PluginError(f"autograd-widget: unknown preset {start!r}; choose from {', '.join(STEPPER_PRESETS)}")
         traces = {name: traced(name) for name in STEPPER_PRESETS}
-        return (f'<div class="autograd-widget" data-preset="{start}" data-traces="{_attr_json(traces)}">'
-                '<p class="autograd-fallback">This step-through graph needs JavaScript.</p></div>')
+        return (
+            f'<div class="autograd-widget" data-preset="{start}" data-traces="{_attr_json(traces)}">'
+            '<p class="autograd-fallback">This step-through graph needs JavaScript.</p></div>'
+        )
     if kind == "playground":
-        return (f'<div class="autograd-playground" data-trace="{_attr_json(traced("diamond"))}">'
-                '<p class="autograd-fallback">This playground needs JavaScript.</p></div>')
+        return (
+            f'<div class="autograd-playground" data-trace="{_attr_json(traced("diamond"))}">'
+            '<p class="autograd-fallback">This playground needs JavaScript.</p></div>'
+        )
     if kind == "check":
         return render_check(attrs.get("question", ""))
     if kind == "diagram":
