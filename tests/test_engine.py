@@ -8,7 +8,7 @@ from gradcheck import central_difference
 from hypothesis import given, settings
 from random_graphs import inputs, programs, run_program
 
-from microgpt.engine import Value
+from microgpt.engine import Value, topological_order
 
 
 def grads_of(f, *xs):
@@ -131,18 +131,34 @@ def test_backward_through_a_chain_of_a_million_ops():
     assert x0.grad == pytest.approx(1.000001**500_000, rel=1e-9)
 
 
-def test_backward_visits_every_node_once_in_topological_order():
-    a = Value(2.0)
+def test_backward_applies_each_nodes_rule_once_after_all_its_users():
+    # a is an interior node with two users (b and c): its rule must run once, after both
+    x = Value(1.0)
+    a = x * 2
     b = a + 1
     c = a * 3
     d = b * c
     order = []
-    for v in (a, b, c, d):  # wrap the rule to see the order backward() applies it in
+    for v in (a, b, c, d):  # wrap each local gradient to see which node's rule used it, and when
         v._local_grads = tuple(_Spy(g, v, order) for g in v._local_grads)
     d.backward()
-    seen = [v for v, _ in order]
-    assert seen.index(d) < seen.index(b) and seen.index(d) < seen.index(c)
-    assert a.grad == 15.0
+    owners = [v for v, _ in order]
+    assert [owners.count(v) for v in (d, b, c, a)] == [2, 2, 2, 2]  # each has two children: one use per edge
+    assert owners.index(a) > max(owners.index(b), owners.index(c))
+    assert x.grad == 30.0  # d = (2x + 1)·6x, so dd/dx = 24x + 6 at x = 1
+
+
+def test_topological_order_lists_each_node_once_children_first():
+    x = Value(1.0)
+    a = x * 2
+    b, c = a + 1, a * 3
+    d = b * c
+    topo = topological_order(d)
+    assert len(topo) == len({id(v) for v in topo}) == 8  # x, a, b, c, d and the constants 2, 1, 3
+    position = {id(v): i for i, v in enumerate(topo)}
+    for v in topo:
+        assert all(position[id(child)] < position[id(v)] for child in v._children)
+    assert topo[-1] is d
 
 
 class _Spy(float):
@@ -162,6 +178,14 @@ class _Spy(float):
 def test_value_rejects_non_numbers_with_a_clear_type_error(bad):
     with pytest.raises(TypeError, match="int or a float"):
         Value(bad)
+
+
+def test_relu_passes_no_gradient_at_zero_or_below_and_all_of_it_above():
+    # the convention PyTorch uses: relu'(0) = 0
+    for x, expected in ((-1.0, 0.0), (0.0, 0.0), (1e-12, 1.0), (3.0, 1.0)):
+        v = Value(x)
+        v.relu().backward()
+        assert v.grad == expected, x
 
 
 def test_ops_with_non_numbers_raise_type_error():

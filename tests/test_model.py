@@ -6,6 +6,7 @@ import random
 import pytest
 from gradcheck import central_difference
 
+from microgpt import model as model_module
 from microgpt.engine import Value
 from microgpt.errors import InputError
 from microgpt.model import GPTConfig, Model, gpt, init_params, linear, parameters, rmsnorm, softmax
@@ -63,16 +64,41 @@ def test_bad_config_raises_input_error(field, value, message):
         GPTConfig(vocab_size=27, **{field: value})
 
 
-def test_attention_is_causal_earlier_logits_ignore_later_tokens():
+def run_positions(model, tokens):
+    """Feed tokens one position at a time through gpt(), as training does; return each position's logits."""
+    keys, vals = [[] for _ in range(model.config.n_layer)], [[] for _ in range(model.config.n_layer)]
+    return [[x.data for x in gpt(model, t, pos, keys, vals)] for pos, t in enumerate(tokens)]
+
+
+def test_attention_at_position_t_weighs_exactly_positions_0_to_t(monkeypatch):
+    # attention() is the only caller of softmax inside gpt(): record how many scores each call weighs
+    config = GPTConfig(vocab_size=6, n_layer=2, n_embd=8, n_head=2, block_size=5)
+    model = Model.init(config, seed=0)
+    weighed = []
+    real_softmax = model_module.softmax
+    monkeypatch.setattr(model_module, "softmax", lambda scores: weighed.append(len(scores)) or real_softmax(scores))
+    run_positions(model, [5, 1, 2, 3, 4])
+    per_call = config.n_layer * config.n_head  # softmax calls per position
+    assert weighed == [pos + 1 for pos in range(5) for _ in range(per_call)]
+
+
+def test_logits_at_a_position_depend_on_every_earlier_token_and_the_current_one():
     config = GPTConfig(vocab_size=6, n_embd=8, n_head=2, block_size=5)
     model = Model.init(config, seed=0)
+    base = [5, 1, 2, 3]
+    base_logits = run_positions(model, base)
+    for pos in range(len(base)):
+        for j in range(pos + 1):
+            changed = list(base)
+            changed[j] = (base[j] + 1) % config.vocab_size
+            assert run_positions(model, changed)[pos] != base_logits[pos], f"token {j} did not reach position {pos}"
 
-    def logits_at_pos1(tokens):
-        keys, vals = [[]], [[]]
-        return [[x.data for x in gpt(model, t, pos, keys, vals)] for pos, t in enumerate(tokens)][1]
 
-    assert logits_at_pos1([5, 1, 2]) == logits_at_pos1([5, 1, 4])
-    assert logits_at_pos1([5, 1]) != logits_at_pos1([5, 3])
+def test_a_later_token_never_changes_earlier_logits():
+    config = GPTConfig(vocab_size=6, n_embd=8, n_head=2, block_size=5)
+    model = Model.init(config, seed=0)
+    a, b = run_positions(model, [5, 1, 2, 3]), run_positions(model, [5, 1, 2, 0])
+    assert a[:3] == b[:3] and a[3] != b[3]
 
 
 def step_loss(model, tokens):

@@ -27,8 +27,8 @@ def test_random_graphs_match_pytorch(xs, program):
         assert v.grad == pytest.approx(float(t.grad) if t.grad is not None else 0.0, rel=1e-9, abs=1e-12)
 
 
-def torch_gpt_loss(config: GPTConfig, weights: dict, tokens: list[int]):
-    """microgpt's forward pass and loss, written again with torch tensors."""
+def torch_gpt_loss(config: GPTConfig, weights: dict, tokens: list[int], logits_out: list | None = None):
+    """microgpt's forward pass and loss, written again with torch tensors; logits_out collects the logits."""
 
     def rmsnorm(x):
         return x * ((x * x).mean() + 1e-5) ** -0.5
@@ -52,6 +52,8 @@ def torch_gpt_loss(config: GPTConfig, weights: dict, tokens: list[int]):
             h = torch.relu(weights[f"layer{i}.mlp_fc1"] @ rmsnorm(x))
             x = weights[f"layer{i}.mlp_fc2"] @ h + x
         logits = weights["lm_head"] @ x
+        if logits_out is not None:
+            logits_out.append(logits.tolist())
         losses.append(-torch.log_softmax(logits, dim=0)[target])
     return torch.stack(losses).mean()
 
