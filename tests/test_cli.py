@@ -13,6 +13,7 @@ import textwrap
 import pytest
 
 from microgpt import checkpoint, cli, model
+from microgpt import train as train_module
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
 from microgpt.train import Progress
@@ -169,6 +170,20 @@ def test_help_lists_the_commands_the_exit_statuses_and_the_rule_for_out(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "a symbolic link, a directory, a device, a FIFO and the data file itself are refused" in out
     assert f"at most {model.MAX_PARAMETERS:,} parameters" in out
+
+
+def test_the_documents_are_checked_against_block_size_once_per_run(tmp_path, monkeypatch, capsys):
+    calls = []
+
+    def counting_check_fits(docs, block_size):
+        calls.append(block_size)
+        return real_check_fits(docs, block_size)
+
+    real_check_fits = train_module.check_fits
+    monkeypatch.setattr(train_module, "check_fits", counting_check_fits)
+    monkeypatch.setattr(cli, "check_fits", counting_check_fits, raising=False)  # in case cli imports it again
+    assert cli.main(["train", "--steps", "2", *TINY, "--out", str(tmp_path / "m.json")]) == 0
+    assert calls == [16]
 
 
 def test_train_flags_for_the_models_shape_come_from_gptconfig(capsys):
