@@ -44,9 +44,10 @@ EPILOG = f"""\
 With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and prints {DEMO_SAMPLES} samples;
 it writes no file.
 
-Exit status: 0 done; 2 bad input or output that cannot be written (one line on stderr);
-130 Ctrl-C, 143 SIGTERM (train first finishes its step and saves what it trained, and says so);
-141 the reader of standard output went away (e.g. `| head`)."""
+Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr);
+{exit_status(signal.SIGINT)} Ctrl-C, {exit_status(signal.SIGTERM)} SIGTERM (train first finishes its step and saves \
+what it trained, and says so);
+{EXIT_BROKEN_PIPE} the reader of standard output went away (e.g. `| head`)."""
 
 OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,
 which is replaced atomically and keeps its permissions; a symbolic link, a directory, a device, a FIFO

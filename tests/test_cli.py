@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,7 @@ from microgpt.model import GPTConfig, Model
 from microgpt.train import Progress
 
 TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so these tests stay fast
+EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, FIFOs and devices")
 
 
@@ -184,6 +186,18 @@ def test_the_documents_are_checked_against_block_size_once_per_run(tmp_path, mon
     monkeypatch.setattr(cli, "check_fits", counting_check_fits, raising=False)  # in case cli imports it again
     assert cli.main(["train", "--steps", "2", *TINY, "--out", str(tmp_path / "m.json")]) == 0
     assert calls == [16]
+
+
+def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
+    from microgpt.data import MAX_BYTES, default_data_path, load_docs
+
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    default_model = GPTConfig(Tokenizer.from_docs(load_docs(default_data_path())).vocab_size)
+    assert f"at most {model.MAX_PARAMETERS:,} parameters (the default has {default_model.n_params:,})" in readme
+    assert f"UTF-8 file of at most {MAX_BYTES // 2**20} MiB" in readme
+    assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM)" in readme
+    assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
+    assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
 
 
 def test_train_flags_for_the_models_shape_come_from_gptconfig(capsys):
