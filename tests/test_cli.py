@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from microgpt import checkpoint, cli, model
+from microgpt import checkpoint, cli, console, model
 from microgpt import train as train_module
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
@@ -116,7 +116,7 @@ def test_progress_line_redraws_one_line_on_a_terminal():
             return True
 
     stream = Terminal()
-    progress = cli.ProgressLine(stream, steps=3)
+    progress = console.ProgressLine(stream, steps=3)
     for step in (1, 2, 3):
         progress.update(Progress(step, 3, 2.5))
     progress.finish()
@@ -131,7 +131,7 @@ def test_progress_line_that_cannot_be_written_does_not_stop_the_training():
         def write(self, text):
             raise OSError(28, "No space left on device")
 
-    progress = cli.ProgressLine(Full(), steps=3)
+    progress = console.ProgressLine(Full(), steps=3)
     for step in (1, 2, 3):
         progress.update(Progress(step, 3, 2.5))  # would raise if a failed write escaped
     progress.finish()
@@ -525,7 +525,7 @@ def test_control_characters_from_the_data_are_printed_escaped(tmp_path, capsys):
     [("anna", "anna"), ("a\x1b[2Jb", "a\\x1b[2Jb"), ("a\nb\tc", "a\\nb\\tc"), ("x\u2028y\u202ez", "x\\u2028y\\u202ez")],
 )
 def test_printable_escapes_every_character_that_is_not_printable(text, shown):
-    assert cli.printable(text) == shown
+    assert console.printable(text) == shown
 
 
 def test_samples_survive_a_legacy_encoding_on_stdout(tmp_path):
