@@ -97,7 +97,7 @@ def _handling(handler: Handler) -> Iterator[None]:
     A signal that is ignored stays ignored: a job started in the background with `&` ignores Ctrl-C,
     and should go on doing so. Outside the main thread signals cannot be handled, and nothing changes.
     """
-    previous: dict[int, signal.Handlers | Handler | int | None] = {}
+    previous: dict[signal.Signals, signal.Handlers | Handler | int | None] = {}
     try:
         for signum in STOP_SIGNALS:
             if signal.getsignal(signum) is not signal.SIG_IGN:
