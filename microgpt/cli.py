@@ -21,7 +21,15 @@ from microgpt.errors import InputError
 from microgpt.model import MAX_PARAMETERS, GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.sample import sample
-from microgpt.stopping import Stopped, StopRequest, exit_status, signal_name, stop_at_once, stop_when_safe
+from microgpt.stopping import (
+    STOP_SIGNALS,
+    Stopped,
+    StopRequest,
+    exit_status,
+    signal_name,
+    stop_at_once,
+    stop_when_safe,
+)
 from microgpt.train import train
 
 DEMO_STEPS = 300  # `python -m microgpt` alone: about 20 s at ~15 steps/s
@@ -43,8 +51,8 @@ With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and
 it writes no file.
 
 Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr);
-{exit_status(signal.SIGINT)} Ctrl-C, {exit_status(signal.SIGTERM)} SIGTERM (train first finishes its step and saves \
-what it trained, and says so);
+{", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)}
+(train first finishes its step and saves what it trained, and says so);
 {EXIT_BROKEN_PIPE} the reader of standard output went away (e.g. `| head`)."""
 
 OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,

@@ -50,8 +50,8 @@ def read_bytes(path: str | Path, limit: int, what: str) -> bytes:
         fd = os.open(path, flags)
     except FileNotFoundError:
         raise InputError(f"{what} not found: {path}") from None
-    except OSError as e:
-        raise InputError(f"cannot read {what} {path}: {e.strerror or e}") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise InputError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -113,8 +113,8 @@ def replaceable(name: str | Path) -> os.stat_result | None:
         if not path.parent.is_dir():
             raise InputError(f"directory does not exist: {path.parent}") from None
         return None
-    except OSError as e:  # a name too long for the file system, a parent that is a file, ...
-        raise InputError(f"{path}: {e.strerror or e}") from None
+    except (OSError, ValueError) as e:  # a name too long for the file system, a parent that is a file, a NUL, ...
+        raise InputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     if stat.S_ISLNK(info.st_mode):
         raise InputError(
             f"{path} is a symbolic link (to {os.readlink(path)}); microgpt replaces only regular files, "
@@ -125,7 +125,7 @@ def replaceable(name: str | Path) -> os.stat_result | None:
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"{path} is {describe(info.st_mode)}; microgpt writes only regular files")
     if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
-        raise InputError(f"{path} is read-only; make it writable or choose another path")
+        raise InputError(f"{path} is read-only (for you); make it writable or choose another path")
     return info
 
 

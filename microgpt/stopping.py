@@ -1,4 +1,4 @@
-"""How a run stops: Ctrl-C (SIGINT) and SIGTERM ask microgpt to stop, and it stops where nothing is lost.
+"""How a run stops: Ctrl-C (SIGINT), SIGTERM and SIGHUP ask microgpt to stop, and it stops where nothing is lost.
 
 Three rules, used by the command line and by the file writer:
 
@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # SIGTERM: what `timeout`, docker and systemd send
+# SIGTERM is what `timeout`, docker and systemd send; SIGHUP what a closed terminal or ssh session sends.
+# Ctrl-\ (SIGQUIT) is left alone: it still stops the program at once, without saving.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 Handler = Callable[[int, FrameType | None], None]
 

@@ -167,7 +167,7 @@ def test_bare_command_trains_briefly_prints_samples_and_writes_nothing(tmp_path,
 def test_help_lists_the_commands_the_exit_statuses_and_the_rule_for_out(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert "{train,sample}" in out and "130 Ctrl-C, 143 SIGTERM" in out
+    assert "{train,sample}" in out and "130 Ctrl-C (SIGINT), 143 SIGTERM, 129 SIGHUP" in out
     assert cli.main(["train", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "a symbolic link, a directory, a device, a FIFO and the data file itself are refused" in out
@@ -195,7 +195,8 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     default_model = GPTConfig(Tokenizer.from_docs(load_docs(default_data_path())).vocab_size)
     assert f"at most {model.MAX_PARAMETERS:,} parameters (the default has {default_model.n_params:,})" in readme
     assert f"UTF-8 file of at most {MAX_BYTES // 2**20} MiB" in readme
-    assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM)" in readme
+    assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM); SIGHUP (a closed terminal) does" in readme
+    assert f"the same with {128 + signal.SIGHUP}" in readme
     assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
 
@@ -611,7 +612,7 @@ def assert_saved_completely(out, steps: int, planned: int):
 
 
 @posix_only
-@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
 def test_a_stop_signal_finishes_the_step_saves_says_so_and_exits_128_plus_signal(tmp_path, name, status):
     out = tmp_path / "m.json"
     result = microgpt_with_hook(SIGNAL_AT_STEP_3.format(first=name), "train", "--steps", "50", *TINY, "--out", str(out))
