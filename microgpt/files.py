@@ -45,6 +45,8 @@ def read_bytes(path: str | Path, limit: int, what: str) -> bytes:
     before a byte is read: a directory, a device or a pipe is refused at once, a file larger than
     limit too, and a file that grows meanwhile is never read past limit + 1 bytes.
     """
+    if not os.fspath(path):
+        raise InputError(f"{what}: the path is empty")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -105,6 +107,8 @@ def check_output(path: str | Path, inputs: Mapping[str, str | Path] | None = Non
 def replaceable(name: str | Path) -> os.stat_result | None:
     """The stat of the regular, writable file at name, or None if there is none; refuse anything else."""
     path = Path(name)
+    if not os.fspath(name):
+        raise InputError("the path is empty")
     if os.fspath(name).endswith(("/", os.sep)) or path.name in ("", ".", ".."):  # Path() drops a final "/"
         raise InputError(f"{name} names a directory, not a file")
     try:

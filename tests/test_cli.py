@@ -244,6 +244,8 @@ TRAIN_ERRORS = {
     "out-dir-missing": (["--out", "{d}/no/such/dir/m.json"], "--out: directory does not exist: {d}/no/such/dir"),
     "out-is-directory": (["--out", "{d}"], "--out: {d} is a directory, not a file"),
     "out-ends-in-slash": (["--out", "{d}/new/"], "--out: {d}/new/ names a directory, not a file"),
+    "out-empty": (["--out", ""], "--out: the path is empty"),
+    "data-empty-path": (["--data", ""], "data file: the path is empty"),
     "out-name-too-long": (["--out", "{d}/" + "a" * 256], "--out: {d}/" + "a" * 256 + ": File name too long"),
     "diverges": (["--lr", "1e6", "--steps", "5"], "training diverged at step "),
 }
