@@ -2,6 +2,10 @@
 
 import sys
 
-from microgpt.cli import main
+try:
+    from microgpt.cli import main
+except KeyboardInterrupt:  # Ctrl-C while Python was still loading microgpt: nothing has started
+    sys.stderr.write("microgpt: stopped by Ctrl-C (SIGINT)\n")
+    sys.exit(130)
 
 sys.exit(main())

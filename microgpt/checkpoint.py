@@ -1,35 +1,35 @@
-"""Checkpoints: a trained model and its vocabulary as one JSON file, written atomically, read back with checks."""
+"""Checkpoints: a trained model and its vocabulary as one JSON file, written atomically, read back with checks.
 
+Reading checks the file against its own contents and against GPTConfig's bounds before it builds
+anything the size of the model, so a small file that claims a huge model fails at once.
+"""
+
+import dataclasses
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from microgpt import files
 from microgpt.data import Tokenizer
 from microgpt.engine import Value
 from microgpt.errors import InputError
-from microgpt.model import GPTConfig, Model, init_params
+from microgpt.model import MAX_PARAMETERS, GPTConfig, Matrix, Model
 
 FORMAT = "microgpt-checkpoint"
 VERSION = 1
-CONFIG_FIELDS = ("vocab_size", "n_layer", "n_embd", "n_head", "block_size")
-
-
-def expected_shapes(config: GPTConfig) -> dict[str, tuple[int, int]]:
-    """Every matrix a model of this config has, by name, as (rows, columns), in init_params' order."""
-    # derived from init_params itself, so the model's shapes are written down in one place only
-    return {name: (len(mat), len(mat[0])) for name, mat in init_params(config).items()}
+# Room in the file for one parameter: save() writes at most 26 bytes ("-1.2345678901234567e-308, "),
+# a file re-indented by hand about 40; the rest of the file is small next to the weights.
+BYTES_PER_PARAMETER = 64
+MAX_BYTES = MAX_PARAMETERS * BYTES_PER_PARAMETER
 
 
 def save(path: str | Path, model: Model, tokenizer: Tokenizer, meta: dict[str, Any] | None = None) -> None:
-    """Write the checkpoint to path atomically: a temporary file in the same directory, then a rename."""
-    path = Path(path)
+    """Write the checkpoint to path atomically (see files.write_atomically)."""
     doc = {
         "format": FORMAT,
         "version": VERSION,
-        "config": {name: getattr(model.config, name) for name in CONFIG_FIELDS},
+        "config": dataclasses.asdict(model.config),
         "vocab": tokenizer.chars,
         "meta": meta or {},
         "state_dict": {name: [[p.data for p in row] for row in mat] for name, mat in model.state_dict.items()},
@@ -38,49 +38,18 @@ def save(path: str | Path, model: Model, tokenizer: Tokenizer, meta: dict[str, A
         text = json.dumps(doc, allow_nan=False)  # NaN and Infinity are not JSON; refuse to write them
     except ValueError:
         raise InputError(f"cannot save checkpoint {path}: the model has parameters that are not finite") from None
-    tmp = None
     try:
-        # the rename only replaces path if both live on the same file system, hence dir=path.parent
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
-        os.replace(tmp, path)
-        tmp = None
+        files.write_atomically(path, text.encode("ascii"))  # json.dumps escapes every non-ASCII character
+    except InputError as e:
+        raise InputError(f"cannot write checkpoint: {e}") from None
     except OSError as e:
         raise InputError(f"cannot write checkpoint {path}: {e.strerror or e}") from None
-    finally:
-        if tmp is not None:  # anything went wrong, Ctrl-C included: leave no half-written file behind
-            Path(tmp).unlink(missing_ok=True)
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a finite number")
 
 
 def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
     """Read a checkpoint written by save(); raise InputError saying what is wrong with it, if anything."""
     where = f"checkpoint {path}"
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"checkpoint not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"checkpoint path is a directory, not a file: {path}") from None
-    except OSError as e:
-        raise InputError(f"cannot read {where}: {e.strerror or e}") from None
-    try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{where} is not valid JSON: not UTF-8 text (byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except ValueError as e:  # NaN, Infinity or -Infinity
-        raise InputError(f"{where} is not valid JSON: {e}") from None
-    except RecursionError:
-        raise InputError(f"{where} is not a microgpt checkpoint: its JSON is nested too deeply") from None
-
+    doc = _parse(files.read_bytes(path, MAX_BYTES, "checkpoint"), where)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputError(f'{where} is not a microgpt checkpoint (no "format": "{FORMAT}")')
     if doc.get("version") != VERSION:
@@ -88,33 +57,61 @@ def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
     for key in ("config", "vocab", "meta", "state_dict"):
         if key not in doc:
             raise InputError(f"{where} has no {key!r} field")
+    config = _config(doc["config"], where)  # bounded: nothing the model's size has been built yet
+    tokenizer = _tokenizer(doc["vocab"], config, where)
+    if not isinstance(doc["meta"], dict):
+        raise InputError(f"{where}: meta must be a JSON object")
+    return Model(config, _state_dict(doc["state_dict"], config, where)), tokenizer, doc["meta"]
 
-    config_doc = doc["config"]
-    if not isinstance(config_doc, dict) or set(config_doc) != set(CONFIG_FIELDS):
-        raise InputError(f"{where}: config must have exactly the fields {', '.join(CONFIG_FIELDS)}")
-    for name in CONFIG_FIELDS:
-        if type(config_doc[name]) is not int:
-            raise InputError(f"{where}: config {name} must be a whole number, got {config_doc[name]!r}")
+
+def _parse(raw: bytes, where: str) -> Any:
     try:
-        config = GPTConfig(**config_doc)
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{where} is not valid JSON: not UTF-8 text (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except ValueError as e:  # NaN, Infinity, -Infinity, or an integer of thousands of digits
+        raise InputError(f"{where} is not valid JSON: {e}") from None
+    except RecursionError:
+        raise InputError(f"{where} is not a microgpt checkpoint: its JSON is nested too deeply") from None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _config(config_doc: Any, where: str) -> GPTConfig:
+    """The config the file claims, checked by GPTConfig itself (whole numbers, divisibility, size bound)."""
+    names = [field.name for field in dataclasses.fields(GPTConfig)]
+    if not isinstance(config_doc, dict) or set(config_doc) != set(names):
+        raise InputError(f"{where}: config must have exactly the fields {', '.join(names)}")
+    try:
+        return GPTConfig(**config_doc)
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
 
-    vocab = doc["vocab"]
+
+def _tokenizer(vocab: Any, config: GPTConfig, where: str) -> Tokenizer:
     if not isinstance(vocab, str) or list(vocab) != sorted(set(vocab)):
         raise InputError(f"{where}: vocab must be a string of distinct characters in sorted order")
+    surrogates = [ch for ch in vocab if "\ud800" <= ch <= "\udfff"]
+    if surrogates:  # JSON can spell one ("\ud800"), but it is half of a UTF-16 pair, not a character
+        code = f"U+{ord(surrogates[0]):04X}"
+        raise InputError(f"{where}: vocab holds a lone surrogate ({code}), which is not a character")
     if len(vocab) + 1 != config.vocab_size:
         raise InputError(
             f"{where}: vocab has {len(vocab)} characters, so vocab_size must be {len(vocab) + 1}, "
             f"but config says {config.vocab_size}"
         )
-    if not isinstance(doc["meta"], dict):
-        raise InputError(f"{where}: meta must be a JSON object")
+    return Tokenizer(vocab)
 
-    state_doc = doc["state_dict"]
-    shapes = expected_shapes(config)
+
+def _state_dict(state_doc: Any, config: GPTConfig, where: str) -> dict[str, Matrix]:
+    """The weights, each matrix checked against the shape the config gives it before it is built."""
     if not isinstance(state_doc, dict):
         raise InputError(f"{where}: state_dict must be a JSON object of matrices")
+    shapes = config.matrix_shapes()  # small: the config is within bounds
     missing, extra = [n for n in shapes if n not in state_doc], [n for n in state_doc if n not in shapes]
     if missing or extra:
         problem = f"lacks {', '.join(missing)}" if missing else f"has unexpected {', '.join(extra)}"
@@ -133,7 +130,7 @@ def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
         if got != f"{nout}x{nin}":
             raise InputError(f"{where}: {name} is {got}, but the config ({_describe(config)}) needs {nout}x{nin}")
         state_dict[name] = [[Value(_finite(x, f"{where}: {name}")) for x in row] for row in mat]
-    return Model(config, state_dict), Tokenizer(vocab), doc["meta"]
+    return state_dict
 
 
 def _finite(x: Any, where: str) -> float:
@@ -147,4 +144,4 @@ def _finite(x: Any, where: str) -> float:
 
 
 def _describe(config: GPTConfig) -> str:
-    return ", ".join(f"{name} {getattr(config, name)}" for name in CONFIG_FIELDS)
+    return ", ".join(f"{name} {value}" for name, value in dataclasses.asdict(config).items())

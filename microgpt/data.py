@@ -6,6 +6,11 @@ from importlib import resources
 from pathlib import Path
 
 from microgpt.errors import InputError
+from microgpt.files import read_bytes
+
+# A bound, so that /dev/zero or a mistaken multi-gigabyte file fails at once: 16 MiB holds about
+# two million names, days of training at one document per step.
+MAX_BYTES = 16 * 2**20
 
 
 def default_data_path() -> Path:
@@ -16,15 +21,14 @@ def default_data_path() -> Path:
 # --8<-- [start:load_docs]
 def load_docs(path: str | Path, seed: int = 42) -> list[str]:
     """Read a UTF-8 file with one document per line; strip lines, drop empty ones, shuffle with seed."""
+    raw = read_bytes(path, MAX_BYTES, "data file")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"data file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"data path is a directory, not a file: {path}") from None
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is not part of the first document
     except UnicodeDecodeError as e:
         raise InputError(f"data file is not valid UTF-8: {path} (byte {e.start})") from None
-    docs = [line.strip() for line in text.splitlines() if line.strip()]
+    # only "\n" ends a line ("\r\n" too: strip() drops the "\r"); str.splitlines() would also
+    # split at form feeds, U+0085, U+2028 and others that can sit inside a document
+    docs = [line.strip() for line in text.split("\n") if line.strip()]
     if not docs:
         raise InputError(f"data file has no documents (every line is empty): {path}")
     random.Random(seed).shuffle(docs)

@@ -1,5 +1,6 @@
 """Checkpoints: exact round-trips, atomic writes, and a clear InputError for every kind of bad file."""
 
+import dataclasses
 import json
 import os
 import random
@@ -8,9 +9,10 @@ import re
 import pytest
 
 from microgpt import checkpoint
+from microgpt import model as model_module
 from microgpt.data import Tokenizer
 from microgpt.errors import InputError
-from microgpt.model import GPTConfig, Model
+from microgpt.model import MAX_PARAMETERS, GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.sample import sample
 from microgpt.train import train
@@ -94,8 +96,22 @@ def test_failed_save_keeps_the_previous_file_and_removes_its_temporary_file(save
 
 
 def test_save_into_a_missing_directory_says_so(tmp_path, trained):
-    with pytest.raises(InputError, match="cannot write checkpoint .*: No such file or directory"):
+    with pytest.raises(InputError, match="cannot write checkpoint: directory does not exist: .*nowhere"):
         checkpoint.save(tmp_path / "nowhere" / "model.json", *trained)
+
+
+def test_save_refuses_to_replace_a_symbolic_link(tmp_path, trained):
+    (tmp_path / "model.json").symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(InputError, match="cannot write checkpoint: .* is a symbolic link"):
+        checkpoint.save(tmp_path / "model.json", *trained)
+    assert sorted(os.listdir(tmp_path)) == ["model.json"]
+
+
+def test_save_writes_the_config_fields_of_gptconfig(saved, trained):
+    model, _ = trained
+    config = json.loads(saved.read_text())["config"]
+    assert list(config) == [field.name for field in dataclasses.fields(GPTConfig)]
+    assert GPTConfig(**config) == model.config
 
 
 def test_save_refuses_parameters_that_are_not_finite(tmp_path):
@@ -123,7 +139,16 @@ CORRUPTIONS = {
     "wrong-version": (lambda p: rewrite(p, lambda d: d.update(version=2)), "has format version 2; .* reads version 1"),
     "no-vocab": (lambda p: rewrite(p, lambda d: d.pop("vocab")), "has no 'vocab' field"),
     "config-field-missing": (lambda p: rewrite(p, lambda d: d["config"].pop("n_head")), "config must have exactly"),
-    "config-not-int": (lambda p: rewrite(p, lambda d: d["config"].update(n_layer=True)), "config n_layer must be"),
+    "config-not-int": (lambda p: rewrite(p, lambda d: d["config"].update(n_layer=True)), "n_layer must be a positive"),
+    "config-float": (lambda p: rewrite(p, lambda d: d["config"].update(n_embd=8.0)), "n_embd must be a positive whole"),
+    "config-too-large": (
+        lambda p: rewrite(p, lambda d: d["config"].update(n_layer=10**6)),
+        r"a model with .*, n_layer 1000000, .* parameters, which need .* microgpt builds at most 1,000,000",
+    ),
+    "config-absurd-int": (
+        lambda p: rewrite(p, lambda d: d["config"].update(block_size=10**4000)),
+        r"block_size about 10\^4000 has about 10\^4000 parameters",
+    ),
     "config-indivisible": (
         lambda p: rewrite(p, lambda d: d["config"].update(n_head=3)),
         r"n_embd \(8\) must be divisible by n_head \(3\)",
@@ -131,6 +156,10 @@ CORRUPTIONS = {
     "vocab-size-mismatch": (
         lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"] + "z")),
         "vocab has 11 characters, so vocab_size must be 12, but config says 11",
+    ),
+    "vocab-surrogate": (
+        lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"][:-1] + "\ud800")),
+        r"vocab holds a lone surrogate \(U\+D800\), which is not a character",
     ),
     "vocab-unsorted": (
         lambda p: rewrite(p, lambda d: d.update(vocab=d["vocab"][::-1])),
@@ -167,5 +196,38 @@ def test_bad_checkpoint_raises_input_error_with_one_clear_line(saved, corruption
 
 
 def test_loading_a_directory_says_so(tmp_path):
-    with pytest.raises(InputError, match="checkpoint path is a directory"):
+    with pytest.raises(InputError, match="checkpoint must be a regular file, but .* is a directory"):
         checkpoint.load(tmp_path)
+
+
+def test_a_file_larger_than_any_checkpoint_is_refused_without_reading_it(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(checkpoint.MAX_BYTES + 1)
+    with pytest.raises(InputError, match=f"is too large: {checkpoint.MAX_BYTES + 1:,} bytes"):
+        checkpoint.load(big)
+
+
+def test_the_largest_model_allowed_fits_in_the_largest_file_allowed():
+    widest = max(len(json.dumps(x)) + len(", ") for x in (-1.2345678901234567e-308, -0.12345678901234567, 1e308))
+    assert widest <= checkpoint.BYTES_PER_PARAMETER
+    assert checkpoint.MAX_BYTES == MAX_PARAMETERS * checkpoint.BYTES_PER_PARAMETER
+
+
+def test_a_small_file_claiming_a_huge_model_fails_before_anything_of_that_size_is_built(saved, monkeypatch):
+    rewrite(saved, lambda d: d["config"].update(n_embd=100000, block_size=10**8, n_layer=10**6))
+
+    def built(*args, **kwargs):
+        raise AssertionError("a model of the claimed size was about to be built")
+
+    monkeypatch.setattr(model_module, "init_params", built)
+    monkeypatch.setattr(GPTConfig, "matrix_shapes", built)
+    monkeypatch.setattr(checkpoint, "Value", built)
+    with pytest.raises(InputError, match=r"has [\d,]+ parameters, which need [\d.]+ EB of memory"):
+        checkpoint.load(saved)
+
+
+def test_finite_huge_weights_load_as_they_are(saved):
+    rewrite(saved, lambda d: d["state_dict"]["wte"][0].__setitem__(0, -1e308))
+    model, _, _ = checkpoint.load(saved)
+    assert model.state_dict["wte"][0][0].data == -1e308

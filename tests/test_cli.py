@@ -1,24 +1,62 @@
-"""The command line, run as a user runs it: `python -m microgpt ...` in a subprocess."""
+"""The command line, run as a user runs it: `python -m microgpt ...` in a subprocess (or main() in-process
+where nothing about the process itself is under test)."""
 
 import io
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
-from microgpt import checkpoint, cli
+from microgpt import checkpoint, cli, console, model
+from microgpt import train as train_module
+from microgpt.data import Tokenizer
+from microgpt.model import GPTConfig, Model
 from microgpt.train import Progress
 
 TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so these tests stay fast
+EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, FIFOs and devices")
 
 
-def microgpt(*args: str, cwd=None, timeout: float = 60) -> subprocess.CompletedProcess:
+def microgpt(*args: str, cwd=None, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "microgpt", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+        [sys.executable, "-m", "microgpt", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout, **kwargs
     )
+
+
+def microgpt_with_hook(hook: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run the command line in a fresh Python after `hook` (code that patches microgpt) has run.
+
+    This is how a signal is delivered at an exact point (a given step, the middle of the save):
+    deterministically, not by timing luck.
+    """
+    script = "import os, signal, sys\n" + textwrap.dedent(hook) + "\nfrom microgpt import cli\nsys.exit(cli.main())"
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=restore_default_signals,
+    )
+
+
+def restore_default_signals() -> None:
+    # in case the tests run where SIGINT is ignored (a background job): the child gets the defaults
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def one_error_line(stderr: str) -> str:
+    """The only line on stderr apart from the progress lines; it must be a microgpt error."""
+    (line,) = [line for line in stderr.splitlines() if not line.startswith("step ")]
+    assert line.startswith("microgpt: error: "), line
+    return line.removeprefix("microgpt: error: ")
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +65,20 @@ def ckpt(tmp_path_factory):
     result = microgpt("train", "--steps", "20", *TINY, "--out", str(path))
     assert result.returncode == 0, result.stderr
     return path
+
+
+def write_checkpoint(path, vocab: str, change=None):
+    """A small untrained checkpoint over vocab; change(doc) may edit its JSON first."""
+    tokenizer = Tokenizer(vocab)
+    checkpoint.save(path, Model.init(GPTConfig(tokenizer.vocab_size, n_embd=4, n_head=1, block_size=8)), tokenizer)
+    if change is not None:
+        doc = json.loads(path.read_text())
+        change(doc)
+        path.write_text(json.dumps(doc))
+    return path
+
+
+# --- the ordinary runs -----------------------------------------------------------------------
 
 
 def test_train_shows_loss_and_writes_a_loadable_checkpoint(ckpt):
@@ -64,7 +116,7 @@ def test_progress_line_redraws_one_line_on_a_terminal():
             return True
 
     stream = Terminal()
-    progress = cli.ProgressLine(stream, steps=3)
+    progress = console.ProgressLine(stream, steps=3)
     for step in (1, 2, 3):
         progress.update(Progress(step, 3, 2.5))
     progress.finish()
@@ -72,6 +124,18 @@ def test_progress_line_redraws_one_line_on_a_terminal():
     assert text.startswith("\rstep 1/3 | loss 2.5000")
     assert text.count("\n") == 1 and text.endswith("\n")
     assert "step 3/3" in text.split("\r")[-1]
+
+
+def test_progress_line_that_cannot_be_written_does_not_stop_the_training():
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    progress = console.ProgressLine(Full(), steps=3)
+    for step in (1, 2, 3):
+        progress.update(Progress(step, 3, 2.5))  # would raise if a failed write escaped
+    progress.finish()
+    assert progress.broken
 
 
 def test_sample_prints_n_lines_of_vocabulary_characters(ckpt):
@@ -100,10 +164,52 @@ def test_bare_command_trains_briefly_prints_samples_and_writes_nothing(tmp_path,
     assert os.listdir(tmp_path) == []
 
 
-def test_help_lists_the_commands_and_the_exit_statuses(capsys):
+def test_help_lists_the_commands_the_exit_statuses_and_the_rule_for_out(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert "{train,sample}" in out and "130 stopped by Ctrl-C" in out
+    assert "{train,sample}" in out and "130 Ctrl-C (SIGINT), 143 SIGTERM, 129 SIGHUP" in out
+    assert cli.main(["train", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "a symbolic link, a directory, a device, a FIFO and the data file itself are refused" in out
+    assert f"at most {model.MAX_PARAMETERS:,} parameters" in out
+
+
+def test_the_documents_are_checked_against_block_size_once_per_run(tmp_path, monkeypatch, capsys):
+    calls = []
+
+    def counting_check_fits(docs, block_size):
+        calls.append(block_size)
+        return real_check_fits(docs, block_size)
+
+    real_check_fits = train_module.check_fits
+    monkeypatch.setattr(train_module, "check_fits", counting_check_fits)
+    monkeypatch.setattr(cli, "check_fits", counting_check_fits, raising=False)  # in case cli imports it again
+    assert cli.main(["train", "--steps", "2", *TINY, "--out", str(tmp_path / "m.json")]) == 0
+    assert calls == [16]
+
+
+def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
+    from microgpt.data import MAX_BYTES, default_data_path, load_docs
+
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    default_model = GPTConfig(Tokenizer.from_docs(load_docs(default_data_path())).vocab_size)
+    assert f"at most {model.MAX_PARAMETERS:,} parameters (the default has {default_model.n_params:,})" in readme
+    assert f"UTF-8 file of at most {MAX_BYTES // 2**20} MiB" in readme
+    assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM); SIGHUP (a closed terminal) does" in readme
+    assert f"the same with {128 + signal.SIGHUP}" in readme
+    assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
+    assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
+
+
+def test_train_flags_for_the_models_shape_come_from_gptconfig(capsys):
+    assert cli.main(["train", "--help"]) == 0
+    out = capsys.readouterr().out
+    for name in ("n_layer", "n_embd", "n_head", "block_size"):
+        default = GPTConfig.__dataclass_fields__[name].default
+        assert f"--{name.replace('_', '-')}" in out and f"(default: {default})" in out
+
+
+# --- bad input: one line, exit 2, nothing written --------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -114,76 +220,464 @@ def bad_files(tmp_path_factory):
     (d / "long.txt").write_text("ann\n" + "x" * 20 + "\n")
     (d / "corrupt.json").write_text('{"format": ')
     (d / "future.json").write_text(json.dumps({"format": "microgpt-checkpoint", "version": 9}))
+    (d / "subdir").mkdir()
+    assert sorted(os.listdir(d)) == BAD_FILES
     return d
+
+
+BAD_FILES = ["corrupt.json", "empty.txt", "future.json", "latin1.txt", "long.txt", "subdir"]
 
 
 TRAIN_ERRORS = {
     "steps-zero": (["--steps", "0"], "--steps must be at least 1, got 0"),
     "lr-negative": (["--lr", "-0.1"], "--lr must be a positive finite number, got -0.1"),
     "lr-nan": (["--lr", "nan"], "--lr must be a positive finite number, got nan"),
-    "n-layer-zero": (["--n-layer", "0"], "--n-layer must be at least 1, got 0"),
-    "block-size-negative": (["--block-size", "-3"], "--block-size must be at least 1, got -3"),
-    "indivisible-heads": (["--n-embd", "10", "--n-head", "4"], "--n-embd 10 must be divisible by --n-head 4"),
+    "n-layer-zero": (["--n-layer", "0"], "n_layer must be a positive whole number, got 0"),
+    "block-size-negative": (["--block-size", "-3"], "block_size must be a positive whole number, got -3"),
+    "indivisible-heads": (["--n-embd", "10", "--n-head", "4"], "n_embd (10) must be divisible by n_head (4)"),
+    "too-large": (["--n-embd", "1024"], "a model with vocab_size 27, n_layer 1, n_embd 1024, n_head 1, block_size 16 "),
     "missing-data": (["--data", "{d}/nope.txt"], "data file not found: {d}/nope.txt"),
+    "data-is-directory": (["--data", "{d}/subdir"], "data file must be a regular file, but {d}/subdir is a directory"),
     "empty-data": (["--data", "{d}/empty.txt"], "data file has no documents (every line is empty): {d}/empty.txt"),
     "undecodable-data": (["--data", "{d}/latin1.txt"], "data file is not valid UTF-8: {d}/latin1.txt (byte 3)"),
     "document-too-long": (["--data", "{d}/long.txt"], "a document is 20 characters long, but block_size 16 fits"),
     "out-dir-missing": (["--out", "{d}/no/such/dir/m.json"], "--out: directory does not exist: {d}/no/such/dir"),
-    "out-is-directory": (["--out", "{d}"], "--out is a directory, not a file: {d}"),
+    "out-is-directory": (["--out", "{d}"], "--out: {d} is a directory, not a file"),
+    "out-ends-in-slash": (["--out", "{d}/new/"], "--out: {d}/new/ names a directory, not a file"),
+    "out-empty": (["--out", ""], "--out: the path is empty"),
+    "data-empty-path": (["--data", ""], "data file: the path is empty"),
+    "out-name-too-long": (["--out", "{d}/" + "a" * 256], "--out: {d}/" + "a" * 256 + ": File name too long"),
     "diverges": (["--lr", "1e6", "--steps", "5"], "training diverged at step "),
 }
 
 
 @pytest.mark.parametrize("case", TRAIN_ERRORS, ids=list(TRAIN_ERRORS))
-def test_bad_train_input_exits_2_with_one_line_and_writes_nothing(tmp_path, bad_files, case):
+def test_bad_train_input_exits_2_with_one_line_and_writes_nothing(tmp_path, bad_files, case, capsys):
     args, message = TRAIN_ERRORS[case]
     args = [a.format(d=bad_files) for a in args]
     out = tmp_path / "m.json"
-    result = microgpt("train", "--steps", "3", *TINY, "--out", str(out), *args)
-    assert result.returncode == 2
-    (line,) = [line for line in result.stderr.splitlines() if not line.startswith("step ")]  # one line, progress aside
-    assert line.startswith(f"microgpt: error: {message.format(d=bad_files)}")
-    assert "Traceback" not in result.stderr
-    assert not out.exists()
+    assert cli.main(["train", "--steps", "3", *TINY, "--out", str(out), *args]) == 2
+    stderr = capsys.readouterr().err
+    assert one_error_line(stderr).startswith(message.format(d=bad_files))
     assert os.listdir(tmp_path) == []
+    assert sorted(os.listdir(bad_files)) == BAD_FILES  # the inputs are untouched, whatever went wrong
+
+
+def test_checks_on_out_come_before_the_training(tmp_path, capsys):
+    assert cli.main(["train", *TINY, "--out", str(tmp_path / ("a" * 256))]) == 2
+    stderr = capsys.readouterr().err
+    assert "step " not in stderr  # refused at once, not after 1000 steps
 
 
 SAMPLE_ERRORS = {
     "missing-ckpt": (["--ckpt", "{d}/nope.json"], "checkpoint not found: {d}/nope.json"),
+    "ckpt-is-directory": (["--ckpt", "{d}/subdir"], "checkpoint must be a regular file, but {d}/subdir is a directory"),
     "corrupt-ckpt": (["--ckpt", "{d}/corrupt.json"], "checkpoint {d}/corrupt.json is not valid JSON: "),
     "future-ckpt": (["--ckpt", "{d}/future.json"], "checkpoint {d}/future.json has format version 9; "),
     "negative-n": (["--ckpt", "{ckpt}", "-n", "-1"], "-n must be 0 or more, got -1"),
     "zero-temperature": (["--ckpt", "{ckpt}", "--temperature", "0"], "--temperature must be a positive finite number"),
+    "nan-temperature": (["--ckpt", "{ckpt}", "--temperature", "nan"], "--temperature must be a positive finite"),
     "infinite-temperature": (["--ckpt", "{ckpt}", "--temperature", "inf"], "--temperature must be a positive finite"),
+    "tiny-temperature": (["--ckpt", "{ckpt}", "--temperature", "1e-310"], "sampling at --temperature 1e-310 overflow"),
 }
 
 
 @pytest.mark.parametrize("case", SAMPLE_ERRORS, ids=list(SAMPLE_ERRORS))
-def test_bad_sample_input_exits_2_with_one_line(bad_files, ckpt, case):
+def test_bad_sample_input_exits_2_with_one_line(bad_files, ckpt, case, capsys):
     args, message = SAMPLE_ERRORS[case]
-    result = microgpt("sample", *(a.format(d=bad_files, ckpt=ckpt) for a in args))
-    assert result.returncode == 2
-    assert result.stdout == ""
-    (line,) = result.stderr.splitlines()
-    assert line.startswith(f"microgpt: error: {message.format(d=bad_files)}")
+    assert cli.main(["sample", *(a.format(d=bad_files, ckpt=ckpt) for a in args)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert one_error_line(err).startswith(message.format(d=bad_files))
 
 
-def test_usage_error_exits_2_without_a_traceback():
+def test_a_huge_temperature_samples_uniformly_without_error(ckpt, capsys):
+    assert cli.main(["sample", "--ckpt", str(ckpt), "-n", "5", "--temperature", "1e308"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 5
+
+
+def test_finite_but_huge_weights_end_in_one_error_line(tmp_path, capsys):
+    def huge(doc):
+        for mat in doc["state_dict"].values():
+            for row in mat:
+                row[:] = [1e308 * (-1) ** j for j in range(len(row))]
+
+    path = write_checkpoint(tmp_path / "huge.json", "ab", huge)
+    assert cli.main(["sample", "--ckpt", str(path), "-n", "3"]) == 2
+    assert one_error_line(capsys.readouterr().err).endswith(f"the weights in {path} too large")
+
+
+ARGUMENT_ERRORS = {
+    "bad-int": (["train", "--steps", "many"], "argument --steps: invalid int value: 'many' (see: microgpt train"),
+    "missing-required": (["sample"], "the following arguments are required: --ckpt (see: microgpt sample --help)"),
+    "unknown-command": (["fly"], "argument {train,sample}: invalid choice: 'fly'"),
+    "newline-in-argument": (["train", "--bogus\nsecond line"], "unrecognized arguments: --bogus\\nsecond line"),
+    "escape-in-argument": (["train", "\x1b[31mred"], "unrecognized arguments: \\x1b[31mred"),
+}
+
+
+@pytest.mark.parametrize("case", ARGUMENT_ERRORS, ids=list(ARGUMENT_ERRORS))
+def test_argument_errors_are_one_line_without_a_usage_block(case, capsys):
+    args, message = ARGUMENT_ERRORS[case]
+    assert cli.main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert one_error_line(err).startswith(message)
+
+
+def test_argument_error_from_the_real_command_line_is_one_line():
     result = microgpt("train", "--steps", "many")
     assert result.returncode == 2
-    assert "microgpt train: error: argument --steps: invalid int value: 'many'" in result.stderr
+    assert result.stderr == (
+        "microgpt: error: argument --steps: invalid int value: 'many' (see: microgpt train --help)\n"
+    )
+
+
+def test_a_path_with_a_newline_stays_on_one_line(tmp_path, capsys):
+    assert cli.main(["sample", "--ckpt", str(tmp_path / "two\nlines.json")]) == 2
+    assert one_error_line(capsys.readouterr().err) == f"checkpoint not found: {tmp_path}/two\\nlines.json"
+
+
+# --- --out writes only regular files, and never the data ------------------------------------
+
+
+def train_into(out, *args: str, capsys) -> tuple[int, str]:
+    status = cli.main(["train", "--steps", "2", *TINY, "--out", str(out), *args])
+    return status, capsys.readouterr().err
+
+
+@posix_only
+def test_out_refuses_a_fifo_before_training(tmp_path, capsys):
+    os.mkfifo(tmp_path / "fifo")
+    status, err = train_into(tmp_path / "fifo", capsys=capsys)
+    assert status == 2
+    assert one_error_line(err) == f"--out: {tmp_path}/fifo is a FIFO (named pipe); microgpt writes only regular files"
+    assert "step " not in err
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "fifo").st_mode)
+
+
+@posix_only
+def test_out_refuses_a_device_node(tmp_path, capsys):
+    # our own device node (root may make one), so that a regression could only ever replace a test file
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        node = "/dev/null"  # not root: nothing here could replace /dev/null anyway
+    status, err = train_into(node, capsys=capsys)
+    assert status == 2
+    assert one_error_line(err) == f"--out: {node} is a character device; microgpt writes only regular files"
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+def test_out_refuses_a_symbolic_link_and_leaves_it_and_its_target_alone(tmp_path, capsys):
+    target = tmp_path / "target.json"
+    target.write_text("precious")
+    (tmp_path / "link.json").symlink_to(target)
+    status, err = train_into(tmp_path / "link.json", capsys=capsys)
+    assert status == 2
+    assert "is a symbolic link" in one_error_line(err)
+    assert os.readlink(tmp_path / "link.json") == str(target)
+    assert target.read_text() == "precious"
+
+
+@pytest.mark.parametrize("how", ["same-path", "symlink", "hard-link"])
+def test_out_refuses_the_data_file_itself(tmp_path, capsys, how):
+    data = tmp_path / "data.txt"
+    data.write_text("anna\nbob\n")
+    out = {"same-path": data, "symlink": tmp_path / "alias.txt", "hard-link": tmp_path / "hard.txt"}[how]
+    if how == "symlink":
+        (tmp_path / "data-link.txt").symlink_to(data)
+        out, data_arg = data, tmp_path / "data-link.txt"  # --data through a link, --out the file itself
+    elif how == "hard-link":
+        os.link(data, out)
+    status, err = train_into(out, "--data", str(data_arg if how == "symlink" else data), capsys=capsys)
+    assert status == 2
+    assert "writing it would destroy the input" in one_error_line(err)
+    assert data.read_text() == "anna\nbob\n"
+
+
+def test_out_refuses_the_shipped_data_when_training_on_it(capsys):
+    from microgpt.data import default_data_path
+
+    status, err = train_into(default_data_path(), capsys=capsys)
+    assert status == 2
+    assert "is the data file" in one_error_line(err)
+
+
+def test_out_keeps_an_existing_files_permissions(tmp_path, ckpt, capsys):
+    out = tmp_path / "m.json"
+    out.write_text("{}")
+    out.chmod(0o640)
+    status, _ = train_into(out, capsys=capsys)
+    assert status == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert checkpoint.load(out)[2]["steps"] == 2
+
+
+@posix_only
+def test_a_new_checkpoint_honours_the_umask(tmp_path):
+    out = tmp_path / "m.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "microgpt", "train", "--steps", "1", *TINY, "--out", str(out)],
+        capture_output=True,
+        timeout=60,
+        preexec_fn=lambda: os.umask(0o027),
+    )
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640  # 0o666 less the umask, like any new file
+
+
+def test_out_with_a_name_of_250_bytes_is_written(tmp_path, capsys):
+    out = tmp_path / ("a" * 245 + ".json")
+    status, _ = train_into(out, capsys=capsys)
+    assert status == 0
+    assert os.listdir(tmp_path) == [out.name]
+
+
+# --- reading is bounded, and only regular files are read -------------------------------------
+
+
+@posix_only
+@pytest.mark.parametrize("flag", ["--data", "--ckpt"])
+def test_dev_zero_as_input_fails_at_once(flag):
+    command = "train" if flag == "--data" else "sample"
+    result = microgpt(command, flag, "/dev/zero", timeout=30)
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).endswith("/dev/zero is a character device")
+
+
+@posix_only
+def test_a_fifo_as_data_is_refused_without_waiting_for_a_writer(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    result = microgpt("train", "--data", str(tmp_path / "fifo"), "--out", str(tmp_path / "m.json"), timeout=30)
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).endswith("fifo is a FIFO (named pipe)")
+
+
+def test_data_larger_than_the_bound_is_refused_from_its_size(tmp_path, capsys):
+    from microgpt.data import MAX_BYTES
+
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        f.truncate(MAX_BYTES + 1)
+    status, err = train_into(tmp_path / "m.json", "--data", str(big), capsys=capsys)
+    assert status == 2
+    assert f"is too large: {MAX_BYTES + 1:,} bytes" in one_error_line(err)
+
+
+# --- crafted checkpoints and sizes: refused before anything of that size is built -------------
+
+
+@pytest.fixture
+def forbid_building_a_model(monkeypatch):
+    """Once called, every path that allocates a model's worth of memory fails the test if it is reached."""
+
+    def built(*args, **kwargs):
+        raise AssertionError("a model of the claimed size was about to be built")
+
+    def forbid():
+        monkeypatch.setattr(model, "init_params", built)
+        monkeypatch.setattr(Model, "init", built)
+        monkeypatch.setattr(GPTConfig, "matrix_shapes", built)
+
+    return forbid
+
+
+def test_a_small_checkpoint_claiming_a_huge_model_fails_before_building_it(tmp_path, forbid_building_a_model, capsys):
+    def claim_huge(doc):
+        doc["config"].update(n_embd=100000, block_size=100000000, n_layer=1000000)
+        doc["state_dict"] = {}
+
+    path = write_checkpoint(tmp_path / "crafted.json", "ab", claim_huge)
+    assert path.stat().st_size < 400
+    forbid_building_a_model()
+    assert cli.main(["sample", "--ckpt", str(path)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    claimed = 2 * 3 * 100000 + 100000000 * 100000 + 1000000 * 12 * 100000**2  # embeddings, positions, blocks
+    assert f"has {claimed:,} parameters, which need " in line
+    assert f"of memory at {model.bytes_per_parameter()} bytes each; microgpt builds at most " in line
+
+
+def test_train_sizes_beyond_the_bound_fail_before_building_the_model(tmp_path, forbid_building_a_model, capsys):
+    forbid_building_a_model()
+    args = ["--n-embd", "100000", "--n-layer", "1000000", "--block-size", "100000000"]
+    status, err = train_into(tmp_path / "m.json", *args, capsys=capsys)
+    assert status == 2
+    line = one_error_line(err)
+    claimed = 2 * 27 * 100000 + 100000000 * 100000 + 1000000 * 12 * 100000**2  # embeddings, positions, blocks
+    assert f"has {claimed:,} parameters, which need " in line
+    assert f"{model.MAX_PARAMETERS:,} ({model.MAX_PARAMETERS * model.bytes_per_parameter() // 10**6} MB)" in line
+    assert os.listdir(tmp_path) == []
+
+
+# --- output: escaped, encodable, and failures of stdout are one line --------------------------
+
+
+def test_control_characters_from_the_data_are_printed_escaped(tmp_path, capsys):
+    path = write_checkpoint(tmp_path / "ctrl.json", "\x00\x1b")
+    assert cli.main(["sample", "--ckpt", str(path), "-n", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x00" not in out
+    assert "\\x1b" in out and "\\x00" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("anna", "anna"), ("a\x1b[2Jb", "a\\x1b[2Jb"), ("a\nb\tc", "a\\nb\\tc"), ("x\u2028y\u202ez", "x\\u2028y\\u202ez")],
+)
+def test_printable_escapes_every_character_that_is_not_printable(text, shown):
+    assert console.printable(text) == shown
+
+
+def test_samples_survive_a_legacy_encoding_on_stdout(tmp_path):
+    data = tmp_path / "cjk.txt"
+    data.write_text("中文\n文中\nü中\n", encoding="utf-8")
+    out = tmp_path / "m.json"
+    assert microgpt("train", "--steps", "2", *TINY, "--data", str(data), "--out", str(out)).returncode == 0
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    result = subprocess.run(
+        [sys.executable, "-m", "microgpt", "sample", "--ckpt", str(out), "-n", "20"],
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    stdout = result.stdout.decode("cp1252")
+    assert "\\u4e2d" in stdout or "\\u6587" in stdout  # not encodable in cp1252: written as escapes
+    assert "中" not in stdout and "文" not in stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_stdout_to_a_full_device_is_one_error_line(ckpt):
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "microgpt", "sample", "--ckpt", str(ckpt)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert result.stderr == "microgpt: error: cannot write to standard output: No space left on device\n"
+
+
+@posix_only
+def test_a_reader_that_goes_away_stops_sampling_quietly(ckpt):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "microgpt", "sample", "--ckpt", str(ckpt), "-n", "100000000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline()  # streamed one by one: the first sample comes at once
+        proc.stdout.close()
+        stderr = proc.stderr.read()
+        assert proc.wait(timeout=30) == cli.EXIT_BROKEN_PIPE
+    finally:
+        proc.kill()
+    assert stderr == ""
+
+
+# --- Ctrl-C and SIGTERM ------------------------------------------------------------------------
+
+SIGNAL_AT_STEP_3 = """
+import microgpt.train
+real_step, calls = microgpt.train.train_step, []
+def train_step(*args):
+    loss = real_step(*args)
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.{first})
+    return loss
+microgpt.train.train_step = train_step
+"""
+
+SIGNAL_DURING_SAVE = """
+real_fsync, sent = os.fsync, []
+def fsync(fd):
+    if not sent:  # the first fsync is the checkpoint's data, half-way through the save
+        sent.append(1)
+        os.kill(os.getpid(), signal.{during_save})
+    real_fsync(fd)
+os.fsync = fsync
+"""
+
+
+def assert_saved_completely(out, steps: int, planned: int):
+    _, _, meta = checkpoint.load(out)  # loads: the file is whole
+    assert (meta["steps"], meta["steps_planned"], meta["interrupted"]) == (steps, planned, steps < planned)
+    assert os.listdir(out.parent) == [out.name]  # no temporary file left
+
+
+@posix_only
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_stop_signal_finishes_the_step_saves_says_so_and_exits_128_plus_signal(tmp_path, name, status):
+    out = tmp_path / "m.json"
+    result = microgpt_with_hook(SIGNAL_AT_STEP_3.format(first=name), "train", "--steps", "50", *TINY, "--out", str(out))
+    assert result.returncode == status, result.stderr
+    assert_saved_completely(out, steps=3, planned=50)
+    assert "at step 3 of 50; saved what was trained so far" in result.stderr
+    assert f"wrote {out} (3 steps)" in result.stdout
     assert "Traceback" not in result.stderr
 
 
-def test_ctrl_c_saves_what_was_trained_and_exits_130(tmp_path):
+@posix_only
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stop_signal_during_the_save_cannot_lose_it(tmp_path, name, status):
     out = tmp_path / "m.json"
-    # restore Ctrl-C's default in the child, in case this test runs where SIGINT is ignored (a background job)
+    out.write_text("old")
+    result = microgpt_with_hook(
+        SIGNAL_DURING_SAVE.format(during_save=name), "train", "--steps", "5", *TINY, "--out", str(out)
+    )
+    assert result.returncode == status, result.stderr
+    assert_saved_completely(out, steps=5, planned=5)
+    assert "arrived during the save; the checkpoint is complete" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@posix_only
+def test_a_second_signal_during_the_save_after_ctrl_c_changes_nothing(tmp_path):
+    out = tmp_path / "m.json"
+    hook = SIGNAL_AT_STEP_3.format(first="SIGINT") + SIGNAL_DURING_SAVE.format(during_save="SIGTERM")
+    result = microgpt_with_hook(hook, "train", "--steps", "50", *TINY, "--out", str(out))
+    assert result.returncode == 130  # the first signal says why the run stopped
+    assert_saved_completely(out, steps=3, planned=50)
+    assert "Ctrl-C (SIGINT) at step 3 of 50; saved what was trained so far" in result.stderr
+
+
+STOP_DURING_START_UP = """
+import microgpt.cli
+real_load_docs = microgpt.cli.load_docs
+def load_docs(*args, **kwargs):
+    os.kill(os.getpid(), signal.{name})
+    return real_load_docs(*args, **kwargs)
+microgpt.cli.load_docs = load_docs
+"""
+
+
+@posix_only
+@pytest.mark.parametrize(("name", "status", "said"), [("SIGINT", 130, "Ctrl-C (SIGINT)"), ("SIGTERM", 143, "SIGTERM")])
+def test_a_stop_signal_during_start_up_is_one_line_and_writes_nothing(tmp_path, name, status, said):
+    out = tmp_path / "m.json"
+    result = microgpt_with_hook(STOP_DURING_START_UP.format(name=name), "train", *TINY, "--out", str(out))
+    assert result.returncode == status
+    assert result.stderr == f"microgpt: stopped by {said}\n"
+    assert os.listdir(tmp_path) == []
+
+
+@posix_only
+def test_ctrl_c_from_outside_saves_what_was_trained_and_exits_130(tmp_path):
+    out = tmp_path / "m.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY, "--out", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=restore_default_signals,
     )
     try:
         first = proc.stderr.readline()
@@ -192,12 +686,11 @@ def test_ctrl_c_saves_what_was_trained_and_exits_130(tmp_path):
         stdout, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == cli.EXIT_INTERRUPTED
+    assert proc.returncode == 130
     assert "Traceback" not in stderr
-    assert "; saved what was trained so far" in stderr
     _, _, meta = checkpoint.load(out)
     assert meta["interrupted"] is True
     assert 1 <= meta["steps"] < 100000
-    assert f"interrupted at step {meta['steps']} of 100000" in stderr
+    assert f"Ctrl-C (SIGINT) at step {meta['steps']} of 100000; saved what was trained so far" in stderr
     assert f"wrote {out} ({meta['steps']} steps)" in stdout
     assert os.listdir(tmp_path) == ["m.json"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from microgpt.data import Tokenizer, default_data_path, load_docs
+from microgpt.data import MAX_BYTES, Tokenizer, default_data_path, load_docs
 from microgpt.errors import InputError
 
 
@@ -51,8 +51,36 @@ def test_load_docs_says_what_is_wrong_with_the_data_file(tmp_path, content, mess
 
 
 def test_load_docs_rejects_a_directory(tmp_path):
-    with pytest.raises(InputError, match="data path is a directory"):
+    with pytest.raises(InputError, match="data file must be a regular file, but .* is a directory"):
         load_docs(tmp_path)
+
+
+def test_load_docs_drops_a_byte_order_mark(tmp_path):
+    path = write(tmp_path, b"\xef\xbb\xbfanna\nbob\n")
+    docs = load_docs(path)
+    assert sorted(docs) == ["anna", "bob"]
+    assert "\ufeff" not in Tokenizer.from_docs(docs).chars
+
+
+def test_only_newline_and_crlf_end_a_document(tmp_path):
+    # form feed, vertical tab, NEL, the Unicode line and paragraph separators, a lone CR, the file
+    # separators: str.splitlines() splits at all of them, a line of a data file does not
+    inside = ["a\x0cb", "c\x0bd", "e\x85f", "g\u2028h", "i\u2029j", "k\rl", "m\x1cn", "o\x1dp", "q\x1eR"]
+    path = write(tmp_path, "\n".join(inside) + "\r\nlast\r\n")
+    assert sorted(load_docs(path)) == sorted([*inside, "last"])
+
+
+def test_load_docs_keeps_control_characters_inside_a_document(tmp_path):
+    path = write(tmp_path, "a\x00b\n\x1b[31mred\n")
+    assert sorted(load_docs(path)) == ["\x1b[31mred", "a\x00b"]
+
+
+def test_load_docs_refuses_a_file_over_the_size_bound(tmp_path):
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        f.truncate(MAX_BYTES + 1)
+    with pytest.raises(InputError, match="data file .* is too large"):
+        load_docs(big)
 
 
 def test_tokenizer_vocabulary_is_the_sorted_distinct_characters_plus_bos():

@@ -1,0 +1,67 @@
+"""GPTConfig: the one place a model's shape is validated, counted and bounded."""
+
+import dataclasses
+import tracemalloc
+
+import pytest
+
+from microgpt.errors import InputError
+from microgpt.model import MAX_PARAMETERS, GPTConfig, bytes_per_parameter, init_params, parameters
+
+SHAPES = [
+    {"vocab_size": 27},
+    {"vocab_size": 5, "n_layer": 3, "n_embd": 8, "n_head": 2, "block_size": 4},
+    {"vocab_size": 2, "n_layer": 2, "n_embd": 1, "n_head": 1, "block_size": 1},
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_n_params_counts_what_init_params_builds_without_building_it(shape):
+    config = GPTConfig(**shape)
+    assert config.n_params == len(parameters(init_params(config)))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_matrix_shapes_are_the_shapes_init_params_builds_in_its_order(shape):
+    config = GPTConfig(**shape)
+    built = {name: (len(mat), len(mat[0])) for name, mat in init_params(config).items()}
+    assert list(config.matrix_shapes().items()) == list(built.items())
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("n_layer", True), ("n_embd", 16.0), ("block_size", "16"), ("vocab_size", 0), ("n_head", -4), ("n_layer", None)],
+)
+def test_every_field_must_be_a_positive_whole_number(field, value):
+    with pytest.raises(InputError, match=f"{field} must be a positive whole number, got {value!r}"):
+        GPTConfig(**{"vocab_size": 27, field: value})
+
+
+def test_the_fields_are_the_dataclass_fields():
+    names = [field.name for field in dataclasses.fields(GPTConfig)]
+    assert names == ["vocab_size", "n_layer", "n_embd", "n_head", "block_size"]
+
+
+def test_a_model_up_to_the_bound_is_accepted_and_a_larger_one_refused_with_its_memory():
+    within = GPTConfig(vocab_size=27, n_embd=256)
+    assert within.n_params <= MAX_PARAMETERS
+    with pytest.raises(InputError) as info:
+        GPTConfig(vocab_size=27, n_embd=256, n_layer=2)
+    n = 2 * 27 * 256 + 16 * 256 + 2 * 12 * 256 * 256
+    assert str(info.value) == (
+        f"a model with vocab_size 27, n_layer 2, n_embd 256, n_head 4, block_size 16 has {n:,} parameters, "
+        f"which need {n * bytes_per_parameter() / 1e6:.3g} MB of memory at {bytes_per_parameter()} bytes each; "
+        f"microgpt builds at most {MAX_PARAMETERS:,} ({MAX_PARAMETERS * bytes_per_parameter() / 1e6:.3g} MB)"
+    )
+
+
+def test_bytes_per_parameter_is_what_building_a_model_really_takes():
+    config = GPTConfig(vocab_size=27, n_embd=32)
+    tracemalloc.start()
+    try:
+        params = init_params(config)
+        measured = tracemalloc.get_traced_memory()[0] / config.n_params
+    finally:
+        tracemalloc.stop()
+    assert params  # still alive while measured
+    assert bytes_per_parameter() <= measured <= 1.2 * bytes_per_parameter()
