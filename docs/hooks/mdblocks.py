@@ -244,8 +244,11 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
     embeds = {f.line + 1 for f in fences if f.info == "python" and len(f.body) == 1 and EMBED.match(f.body[0].strip())}
     for n, line in enumerate(lines, 1):
         if snippet_notation(line) and n not in embeds:
-            say(n, "snippet notation outside an embed: pymdownx.snippets would paste a file here or drop the "
-                "line; in prose write ;--8<-- (the site shows --8<--)")  # fmt: skip
+            say(
+                n,
+                "snippet notation outside an embed: pymdownx.snippets would paste a file here or drop the "
+                "line; in prose write ;--8<-- (the site shows --8<--)",
+            )
     page = Page(path, lines, front, fences, prose, problems)
     _link_blocks(page, say)
     return page
@@ -263,7 +266,7 @@ def _marker(n: int, m: re.Match, say) -> Marker:
 
 def _read_fence(lines, i, m, markers, fences, say, root) -> int:
     """Read the fence opening at index i into `fences`; return the index after it."""
-    n, indent, ticks, info = i + 1, m.group("indent"), m.group("fence"), m.group("info").strip()
+    n, indent, ticks, info = i + 1, m.group("indent"), m.group("fence"), m.group("info").rstrip()
     close = re.compile(rf"^[ \t]*{re.escape(ticks[0])}{{{len(ticks)},}}[ \t]*$")
     j = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
     if j is None:
@@ -313,8 +316,11 @@ def _link_blocks(page: Page, say) -> None:
                 say(fence.line, "a cont block with no python block before it on the page")
                 fence.cont = False
             if fence.cont and last_block.expected is not None:
-                say(fence.line, "this block continues a chain whose output was already checked above; "
-                    "put the expected output after the chain's last block")  # fmt: skip
+                say(
+                    fence.line,
+                    "this block continues a chain whose output was already checked above; "
+                    "put the expected output after the chain's last block",
+                )
             needs = [m.arg for m in fence.markers if m.kind == "needs"]
             if fence.cont and needs:
                 say(fence.line, "importorskip on a cont block: put it on the first block of the chain")
@@ -336,8 +342,11 @@ def _link_blocks(page: Page, say) -> None:
         elif fence.info == "text" and previous is not None and previous.run is not None:
             between = page.lines[previous.end : fence.line - 1]
             if not any(line.strip() for line in between):
-                say(fence.line, "a text fence right under a python block looks like its output but is not "
-                    "checked: put <!--pytest-codeblocks:expected-output--> above it")  # fmt: skip
+                say(
+                    fence.line,
+                    "a text fence right under a python block looks like its output but is not "
+                    "checked: put <!--pytest-codeblocks:expected-output--> above it",
+                )
         previous = fence
     for chain in page.chains():
         code = "".join(block.code for block in chain)
@@ -347,5 +356,8 @@ def _link_blocks(page: Page, say) -> None:
             say(chain[0].line, f"the block does not parse as Python: {error.msg} (line {error.lineno} of its code)")
             continue
         if any(isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(tree)):
-            say(chain[0].line, "the block uses __name__; the tests run it under another name than a reader's "
-                "Python, so code under `if __name__ == \"__main__\":` would never run: write it at top level")  # fmt: skip
+            say(
+                chain[0].line,
+                "the block uses __name__; the tests run it under another name than a reader's "
+                'Python, so code under `if __name__ == "__main__":` would never run: write it at top level',
+            )
