@@ -55,7 +55,7 @@ def numbers(text: str) -> list[tuple[str, bool]]:
     for m in NUMBER.finditer(text):
         start, written = m.start(), m.group()
         before = text[start - 2 : start - 1] if start >= 2 else ""
-        if start and text[start - 1] in SIGNS and not (before.isalnum() or before in ")]}._" + SIGNS):
+        if start and text[start - 1] in SIGNS and not (before and (before.isalnum() or before in ")]}._" + SIGNS)):
             written = text[start - 1] + written
         digits = sum(c.isdigit() for c in written)
         checked = written[0] in SIGNS or "." in written or "e" in written.lower() or digits >= 3
