@@ -197,7 +197,11 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
     """Read a page; `root` is where embedded files are found (the repository)."""
     lines = text.split("\n")
     problems: list[str] = []
-    say = lambda n, msg: problems.append(f"{path}:{n}: {msg}")  # noqa: E731
+
+    def say(n: int, msg: str) -> None:
+        if not (msg.startswith("embed of") and any(p.endswith(f": {msg}") for p in problems)):  # once per file
+            problems.append(f"{path}:{n}: {msg}")
+
     front = 0
     if lines and lines[0].rstrip() == "---":
         front = next((i + 1 for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), 0)
