@@ -18,7 +18,7 @@ serve: $(STAMP)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading
 
 test: $(STAMP) lint  ## everything CI runs: lint, unit tests, every docs block, site and browser tests, strict build
 	$(BIN)/pytest tests docs README.md --codeblocks
-	$(BIN)/mkdocs build --strict --quiet
+	$(BIN)/mkdocs build --strict
 
 build: $(STAMP)  ## build the site into site/
 	$(BIN)/mkdocs build --strict

@@ -18,7 +18,6 @@ def default_data_path() -> Path:
     return Path(str(resources.files("microgpt") / "names.txt"))
 
 
-# --8<-- [start:load_docs]
 def load_docs(path: str | Path, seed: int = 42) -> list[str]:
     """Read a UTF-8 file with one document per line; strip lines, drop empty ones, shuffle with seed."""
     raw = read_bytes(path, MAX_BYTES, "data file")
@@ -35,10 +34,6 @@ def load_docs(path: str | Path, seed: int = 42) -> list[str]:
     return docs
 
 
-# --8<-- [end:load_docs]
-
-
-# --8<-- [start:tokenizer]
 @dataclass(frozen=True)
 class Tokenizer:
     """Maps each character of the vocabulary to an id; one extra id, BOS, marks where a document begins and ends."""
@@ -67,6 +62,3 @@ class Tokenizer:
     def decode(self, ids: list[int]) -> str:
         """Token ids back to text; BOS tokens are dropped."""
         return "".join(self.chars[i] for i in ids if i != self.bos)
-
-
-# --8<-- [end:tokenizer]

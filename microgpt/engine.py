@@ -3,7 +3,6 @@
 import math
 
 
-# --8<-- [start:value]
 class Value:
     """One number in a computation graph, and the gradient of the graph's root with respect to it."""
 
@@ -19,59 +18,42 @@ class Value:
         self.grad = 0                     # d(root)/d(self), set by backward()
         self._children = _children        # the Values this one was made from
         self._local_grads = _local_grads  # d(self)/d(child), one per child
-    # --8<-- [end:fields]
+        # --8<-- [end:fields]
     # fmt: on
 
     # --8<-- [start:add]
     def __add__(self, other: "Value | float") -> "Value":
         other = other if isinstance(other, Value) else Value(other)
         return Value(self.data + other.data, (self, other), (1, 1))
-
-    # --8<-- [end:add]
+        # --8<-- [end:add]
 
     # --8<-- [start:mul]
     def __mul__(self, other: "Value | float") -> "Value":
         other = other if isinstance(other, Value) else Value(other)
         # each input's local gradient is the other input
         return Value(self.data * other.data, (self, other), (other.data, self.data))
-
-    # --8<-- [end:mul]
+        # --8<-- [end:mul]
 
     # --8<-- [start:unary]
-    # --8<-- [start:pow]
     def __pow__(self, k: float) -> "Value":
         if not isinstance(k, (int, float)):  # Value ** Value is not supported
             raise TypeError(f"k must be a number, not {type(k).__name__}")
         return Value(self.data**k, (self,), (k * self.data ** (k - 1),))
 
-    # --8<-- [end:pow]
-
-    # --8<-- [start:log]
     def log(self) -> "Value":
         return Value(math.log(self.data), (self,), (1 / self.data,))
 
-    # --8<-- [end:log]
-
-    # --8<-- [start:exp]
     def exp(self) -> "Value":
         e = math.exp(self.data)
         return Value(e, (self,), (e,))
 
-    # --8<-- [end:exp]
-
-    # --8<-- [start:relu]
     def relu(self) -> "Value":
         return Value(max(0, self.data), (self,), (float(self.data > 0),))
 
-    # --8<-- [end:relu]
-
-    # --8<-- [start:tanh]
     def tanh(self) -> "Value":
         t = math.tanh(self.data)
         return Value(t, (self,), (1 - t * t,))
-
-    # --8<-- [end:tanh]
-    # --8<-- [end:unary]
+        # --8<-- [end:unary]
 
     # --8<-- [start:derived]
     # everything else is built from the ops above, so it needs no rule of its own
@@ -95,8 +77,7 @@ class Value:
 
     def __rtruediv__(self, other: float) -> "Value":
         return other * self**-1
-
-    # --8<-- [end:derived]
+        # --8<-- [end:derived]
 
     # --8<-- [start:backward]
     def backward(self) -> None:
@@ -110,14 +91,10 @@ class Value:
             for child, local_grad in zip(v._children, v._local_grads):
                 child.grad += local_grad * v.grad
         # --8<-- [end:chain]
-
-    # --8<-- [end:backward]
+        # --8<-- [end:backward]
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
-
-
-# --8<-- [end:value]
 
 
 # --8<-- [start:topo]
@@ -134,6 +111,4 @@ def topological_order(root: "Value") -> "list[Value]":
             visited.add(v)
             stack += (v, None, *v._children)
     return topo
-
-
-# --8<-- [end:topo]
+    # --8<-- [end:topo]

@@ -19,7 +19,6 @@ Shapes = dict[str, tuple[int, int]]
 MAX_PARAMETERS = 1_000_000
 
 
-# --8<-- [start:config]
 @dataclass(frozen=True)
 class GPTConfig:
     """The model's shape."""
@@ -82,9 +81,6 @@ class GPTConfig:
         return count(self.embedding_shapes()) + self.n_layer * count(self.layer_shapes(0))
 
 
-# --8<-- [end:config]
-
-
 def bytes_per_parameter() -> int:
     """Memory one parameter takes: its Value, the float inside it, and its slot in a row's list."""
     return sys.getsizeof(Value(0.5)) + sys.getsizeof(0.5) + struct.calcsize("P")
@@ -116,7 +112,6 @@ def _bytes(n: int) -> str:
     return f"{_number(n)} bytes"
 
 
-# --8<-- [start:params]
 def init_params(config: GPTConfig, seed: int = 42) -> dict[str, Matrix]:
     """Every weight matrix of the model, by name, drawn from a Gaussian with std 0.08."""
     rng = random.Random(seed)
@@ -130,9 +125,6 @@ def init_params(config: GPTConfig, seed: int = 42) -> dict[str, Matrix]:
 def parameters(state_dict: dict[str, Matrix]) -> list[Value]:
     """All parameters in one flat list, in a fixed order."""
     return [p for mat in state_dict.values() for row in mat for p in row]
-
-
-# --8<-- [end:params]
 
 
 @dataclass
@@ -151,16 +143,11 @@ class Model:
         return parameters(self.state_dict)
 
 
-# --8<-- [start:linear]
 def linear(x: Vector, w: Matrix) -> Vector:
     """w @ x: one dot product per row of w."""
     return [sum(wi * xi for wi, xi in zip(row, x)) for row in w]
 
 
-# --8<-- [end:linear]
-
-
-# --8<-- [start:softmax]
 def softmax(logits: Vector) -> Vector:
     """Turn scores into probabilities; subtracting the max keeps exp() from overflowing."""
     max_val = max(val.data for val in logits)
@@ -169,18 +156,11 @@ def softmax(logits: Vector) -> Vector:
     return [e / total for e in exps]
 
 
-# --8<-- [end:softmax]
-
-
-# --8<-- [start:rmsnorm]
 def rmsnorm(x: Vector) -> Vector:
     """Rescale x to a root-mean-square of 1."""
     ms = sum(xi * xi for xi in x) / len(x)
     scale = (ms + 1e-5) ** -0.5
     return [xi * scale for xi in x]
-
-
-# --8<-- [end:rmsnorm]
 
 
 # --8<-- [start:attention]
@@ -201,9 +181,7 @@ def attention(x: Vector, layer: int, model: Model, keys: list, values: list) -> 
         for j in range(head_dim):  # the head's output: values mixed by weight
             x_attn.append(sum(w * v[j] for w, v in zip(weights, v_h)))
     return linear(x_attn, sd[f"layer{layer}.attn_wo"])
-
-
-# --8<-- [end:attention]
+    # --8<-- [end:attention]
 
 
 # --8<-- [start:mlp]
@@ -212,12 +190,9 @@ def mlp(x: Vector, layer: int, model: Model) -> Vector:
     x = linear(x, model.state_dict[f"layer{layer}.mlp_fc1"])
     x = [xi.relu() for xi in x]
     return linear(x, model.state_dict[f"layer{layer}.mlp_fc2"])
+    # --8<-- [end:mlp]
 
 
-# --8<-- [end:mlp]
-
-
-# --8<-- [start:gpt]
 def gpt(model: Model, token_id: int, pos_id: int, keys: list, values: list) -> Vector:
     """The logits for the token after token_id at position pos_id; keys/values cache earlier positions."""
     sd = model.state_dict
@@ -227,6 +202,3 @@ def gpt(model: Model, token_id: int, pos_id: int, keys: list, values: list) -> V
         x = [a + b for a, b in zip(attention(rmsnorm(x), layer, model, keys, values), x)]  # residual
         x = [a + b for a, b in zip(mlp(rmsnorm(x), layer, model), x)]  # residual
     return linear(x, sd["lm_head"])
-
-
-# --8<-- [end:gpt]

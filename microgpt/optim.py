@@ -35,5 +35,4 @@ class Adam:
             v_hat = self.v[i] / (1 - b2**self.t)
             p.data -= lr_t * m_hat / (v_hat**0.5 + self.eps)
             p.grad = 0
-
-    # --8<-- [end:adam]
+        # --8<-- [end:adam]

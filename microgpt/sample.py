@@ -6,7 +6,6 @@ from microgpt.data import Tokenizer
 from microgpt.model import Model, gpt, softmax
 
 
-# --8<-- [start:sample]
 def sample(model: Model, tokenizer: Tokenizer, rng: random.Random, temperature: float = 0.5) -> str:
     """Generate one document, starting from BOS and stopping at BOS or after block_size tokens."""
     keys, values = [[] for _ in range(model.config.n_layer)], [[] for _ in range(model.config.n_layer)]
@@ -19,6 +18,3 @@ def sample(model: Model, tokenizer: Tokenizer, rng: random.Random, temperature: 
             break
         out.append(token_id)
     return tokenizer.decode(out)
-
-
-# --8<-- [end:sample]

@@ -147,7 +147,6 @@ def replay(t: dict, order: list[str]) -> dict[str, float]:
     return grad
 
 
-# --8<-- [start:presets]
 def _fab() -> dict:
     a, b, c = Value(2), Value(-3), Value(10)
     e = a + b
@@ -247,9 +246,6 @@ def _linear() -> dict:
         "linear",
         "L = a · b + c",
     )
-
-
-# --8<-- [end:presets]
 
 
 PRESETS = {"fab": _fab, "relu": _relu, "neuron": _neuron, "square": _square, "diamond": _diamond, "linear": _linear}

@@ -54,9 +54,7 @@ def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     loss.backward()
     optimizer.step()  # reads each p.grad, moves p.data, sets p.grad to 0
     return loss.data
-
-
-# --8<-- [end:train_step]
+    # --8<-- [end:train_step]
 
 
 @dataclass

@@ -1,227 +1,121 @@
-"""Build-time step for embedded code and test markers (see CONTRIBUTING.md).
+"""Build step for code blocks: what the tests run is what the site shows, and the site says so.
 
-1. Embeds. A fence whose info string is exactly `python` and whose only line is
-   `--8<-- "path:section"` gets the title `path — lines A–B` and a gutter with the true line
-   number of every shown line. The numbers are computed from the file here, never typed:
-   pymdownx.snippets drops the marker lines of nested sections, so the shown lines are not
-   always consecutive, and after the page is rendered the gutter and line anchors are
-   renumbered line by line (`on_page_content`).
-2. Markers. pytest-codeblocks reads HTML comments such as
-   `<!--pytest.mark.skip(reason="...")-->` from the .md source; they are invisible on the site.
-   Each one is kept and followed by a visible label ("Not run: ...", "Continues the block
-   above", ...), so the reader sees what the tests see.
+Every page is read with mdblocks.parse (the same reading `pytest --codeblocks` uses); a problem
+there fails the build with the page and line. Then, in the in-memory Markdown only:
 
-Only the in-memory Markdown is changed; the .md files, which the tests read, are not.
+- each python block gets the run metadata the in-browser runner reads: data-mg-run="<n>",
+  data-mg-cont, data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
+- an embed (--8<-- "microgpt/file.py:section") gets the title "file — lines A–B", a gutter
+  starting at A, and the lines of <!--mg:highlight(NAME)--> sections highlighted;
+- each marker is followed by a visible label, so the reader sees what the tests do;
+- the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
+
+After rendering, the page must hold exactly the code blocks that were read (an indented code
+block, or a fence the parser missed, fails the build), and an embed whose section has nested
+sections gets its gutter renumbered: pymdownx.snippets leaves out the nested marker lines, so the
+shown lines skip their numbers.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+import mdblocks
 from mkdocs.exceptions import PluginError
-from pymdownx.snippets import SnippetPreprocessor
 
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-SNIPPET = re.compile(r"""^[ \t]*-+8<-+[ \t]+(?P<q>["'])(?P<target>.+?)(?P=q)[ \t]*$""")
-NUMERIC_RANGE = re.compile(r":-?\d")
-SECTION_TARGET = re.compile(r"^(?P<path>.+?)(?::(?P<section>[a-z][-_0-9a-z]*))?$", re.IGNORECASE)
-MARK = re.compile(r"^(?P<indent>[ \t]*)<!--[-\s]*(?P<body>pytest-codeblocks:.*?|pytest\.mark\..*?)-->[ \t]*$")
-SECTION_MARKER = SnippetPreprocessor.RE_SNIPPET_SECTION  # the same regex snippets uses
-REASON = re.compile(r"""reason\s*=\s*(?P<q>["'])(?P<reason>.*?)(?P=q)""")
-
-# The gutter link of one line, or the id/name/href of a line anchor or line span.
-LINE_REF = re.compile(
-    r'(?P<gutter><a href="#__codelineno-\d+-)(?P<g>\d+)">[ ]*\d+</a>'
-    r"|(?P<ref>__(?:codelineno|span)-\d+-)(?P<n>\d+)"
-)
-
-
-@dataclass
-class Embed:
-    target: str  # as written on the page, e.g. "microgpt/engine.py:backward"
-    path: str
-    numbers: list[int]  # the file's line number of every shown line, in order
-
-    @property
-    def title(self) -> str:
-        first, last = self.numbers[0], self.numbers[-1]
-        where = f"line {first}" if first == last else f"lines {first}–{last}"
-        return f"{self.path} — {where}"
-
-
-def shown_line_numbers(file: Path, section: str | None) -> list[int]:
-    """The 1-based line numbers of `file` that pymdownx.snippets shows for `section`.
-
-    Mirrors SnippetPreprocessor.extract_section (and its section-marker regex): lines between
-    the start and end markers of `section`, without the marker lines of other sections.
-    """
-    lines = file.read_text(encoding="utf-8").split("\n")
-
-    def marker(line):
-        m = SECTION_MARKER.match(line) if "8<-" in line else None
-        return m if m and not m.group("escape") else None
-
-    numbers = []
-    if section is None:  # whole file: section markers are dropped, the final newline adds no line
-        if lines and lines[-1] == "":
-            lines.pop()
-        return [i for i, line in enumerate(lines, 1) if not marker(line)]
-    inside = found = False
-    for i, line in enumerate(lines, 1):
-        m = marker(line)
-        if m:
-            if m.group("name") == section:
-                if m.group("type") == "start":
-                    inside = found = True
-                    continue
-                break  # its end (or an end before any start, which snippets also stops at)
-            if inside:
-                continue  # a nested section's marker: snippets drops it
-        if inside:
-            numbers.append(i)
-    if not found:
-        raise PluginError(f"{file}: no section '{section}'")
-    while numbers and not lines[numbers[-1] - 1].strip():
-        numbers.pop()  # the highlighter does not show trailing blank lines
-    while numbers and not lines[numbers[0] - 1].strip():
-        numbers.pop(0)
-    return numbers
-
-
-def resolve(target: str, config) -> Embed:
-    """The Embed for a snippet target such as "microgpt/engine.py:backward"."""
-    m = SECTION_TARGET.match(target)
-    path, section = m.group("path"), m.group("section")
-    if NUMERIC_RANGE.search(path):
-        raise PluginError(f'embed "{target}": use a named section, not line numbers (CONTRIBUTING.md)')
-    config_dir = Path(config["config_file_path"]).parent
-    file = config_dir / path
-    if not file.is_file():
-        raise PluginError(f'embed "{target}": no file {file}')
-    numbers = shown_line_numbers(file, section)
-    if not numbers:
-        raise PluginError(f'embed "{target}": the section is empty')
-    return Embed(target, path, numbers)
-
-
-def mark_label(body: str) -> tuple[str, str] | None:
-    """(kind, visible text) for a pytest-codeblocks marker comment, or None."""
-    if body.startswith("pytest.mark."):
-        reason_match = REASON.search(body)
-        reason = reason_match.group("reason").strip() if reason_match else ""
-        if body.startswith("pytest.mark.skipif"):
-            return "skipif", f"Skipped on some machines: {reason}" if reason else "Skipped on some machines"
-        if body.startswith("pytest.mark.skip"):
-            return "skip", f"Not run: {reason}" if reason else "Not run"
-        if body.startswith("pytest.mark.xfail"):
-            return "xfail", f"Expected to fail: {reason}" if reason else "Expected to fail"
-        return None
-    keyword = body.split(":", 1)[1].strip("- ")
-    if keyword == "cont":
-        return "cont", "Continues the block above"
-    if keyword.startswith("expected-output"):
-        return "output", "Output (checked by the tests)"
-    if keyword.startswith("importorskip"):
-        module = keyword[len("importorskip") :].strip("() ")
-        if module == "torch":
-            return "torch", "Needs PyTorch (runs in CI)"
-        return "needs", f"Needs {module}"
-    return None
-
-
-def transform(markdown: str, config) -> tuple[str, list[Embed]]:
-    """Title and number the embeds, and add a visible label after each marker comment."""
-    out: list[str] = []
-    embeds: list[Embed] = []
-    lines = markdown.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        fence = FENCE.match(line)
-        if fence:
-            # find the closing fence; nothing inside a fence is an opener or a marker
-            char, width = fence.group("fence")[0], len(fence.group("fence"))
-            close = i + 1
-            while close < len(lines):
-                stripped = lines[close].strip()
-                if stripped.startswith(char * width) and not stripped.strip(char):
-                    break
-                close += 1
-            body = lines[i + 1 : close]
-            snippet = SNIPPET.match(body[0]) if len(body) == 1 else None
-            if fence.group("info") == "python" and snippet and char == "`":
-                embed = resolve(snippet.group("target"), config)
-                embeds.append(embed)
-                title = embed.title.replace('"', "&quot;")
-                line = f'{line} title="{title}" linenums="{embed.numbers[0]}"'
-            out.append(line)
-            out.extend(lines[i + 1 : close + 1])
-            i = close + 1
-            continue
-        mark = MARK.match(line)
-        label = mark_label(mark.group("body")) if mark else None
-        out.append(line)
-        if label:
-            kind, text = label
-            indent = mark.group("indent")
-            # an inline span in a paragraph of its own renders the same at the top level and
-            # inside tabs, admonitions and lists (a raw <p> there would be wrapped in another <p>)
-            label_html = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{html.escape(text)}</span>'
-            out += ["", indent + label_html, indent + "{: .mg-marks }", ""]
-        i += 1
-    return "\n".join(out), embeds
-
-
-_embeds: dict[str, list[Embed]] = {}
+LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css styles .mg-mark--<modifier>
+    "cont": ("cont", "Continues the block above"),
+    "expected-output": ("output", "Output (checked by the tests)"),
+    "needs": ("torch", "Needs PyTorch (runs in CI)"),
+}
+CODE_BLOCK = re.compile(r'<div class="(?:language-(?P<lang>[\w-]+) )?highlight"')
+_pages: dict[str, mdblocks.Page] = {}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    text, embeds = transform(markdown, config)
-    _embeds[page.file.src_uri] = embeds
-    return text
+    if not page.file.src_uri.endswith(".md"):
+        return markdown
+    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    parsed = mdblocks.parse(source, f"docs/{page.file.src_uri}", Path(config["config_file_path"]).parent)
+    if parsed.problems:
+        raise PluginError("\n".join(parsed.problems))
+    if not source.endswith(markdown):
+        raise PluginError(f"{page.file.src_uri}: another plugin changed the Markdown before docs/hooks/embed.py")
+    _pages[page.file.src_uri] = parsed
+    lines = parsed.lines[:]
+    for fence in parsed.fences:
+        if attributes(fence):
+            lines[fence.line - 1] = f"{fence.indent}{fence.ticks} {{{attributes(fence)}}}"
+        for marker in fence.markers:
+            kind, text = LABELS.get(marker.kind, (None, ""))
+            if marker.kind == "needs" and marker.arg != "torch":
+                kind, text = "needs", f"Needs {marker.arg}"
+            if text:
+                label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
+                # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
+                lines[marker.line - 1] += f"\n\n{fence.indent}{label}\n{fence.indent}{{: .mg-marks }}\n"
+    start = len(lines) - markdown.count("\n") - 1  # mkdocs gave us the page without its front matter
+    return "\n".join(lines[start:]) + unchecked_numbers_note(page.meta.get("unchecked_numbers"))
 
 
-def renumber(block: str, numbers: list[int]) -> str:
-    """Replace the consecutive numbers numbers[0], numbers[0]+1, ... in a block's gutter and anchors."""
-    first = numbers[0]
-    width = len(str(numbers[-1]))
-    seen = set()
+def attributes(fence: mdblocks.Fence) -> str:
+    """The attribute list superfences puts on the block's <div class="highlight">."""
+    if fence.expected_for is not None:
+        return f'.text data-mg-expected="{fence.expected_for}"'
+    if fence.run is None:
+        return ""
+    out = f'.python data-mg-run="{fence.run}"' + (" data-mg-cont" if fence.cont else "")
+    out += f' data-mg-needs="{fence.needs}"' if fence.needs else ""
+    if fence.embed:
+        out += f' title="{fence.embed.title}" linenums="{fence.embed.numbers[0]}"'
+        out += f' hl_lines="{" ".join(map(str, fence.highlight))}"' if fence.highlight else ""
+    return out
 
-    def true_number(n: int) -> int:
-        k = n - first
-        if not 0 <= k < len(numbers):
-            raise PluginError(f"line {n} of an embedded block is outside its {len(numbers)} lines")
-        return numbers[k]
 
-    def sub(m: re.Match) -> str:
-        if m.group("gutter"):
-            n = int(m.group("g"))
-            seen.add(n)
-            t = true_number(n)
-            return f'{m.group("gutter")}{t}">{str(t).rjust(width)}</a>'
-        return f"{m.group('ref')}{true_number(int(m.group('n')))}"
-
-    block = LINE_REF.sub(sub, block)
-    if len(seen) != len(numbers):
-        raise PluginError(f"embedded block shows {len(seen)} numbered lines, the file section has {len(numbers)}")
-    return block
+def unchecked_numbers_note(exempt) -> str:
+    if not exempt:
+        return ""
+    items = "".join(f"\n    - **{html.escape(str(n))}**: {html.escape(str(why))}" for n, why in exempt.items())
+    return f'\n\n??? note "Numbers on this page that no block computes"\n{items}\n'
 
 
 def on_page_content(html_text: str, page, config, files) -> str:
-    embeds = _embeds.pop(page.file.src_uri, [])
+    parsed = _pages.pop(page.file.src_uri, None)
+    if parsed is None:
+        return html_text
+    shown = [m.group("lang") for m in CODE_BLOCK.finditer(html_text)]
+    pre = sum(2 if fence.embed else 1 for fence in parsed.fences)  # a gutter is a <pre> of its own
+    where = f"docs/{page.file.src_uri}"
+    if (len(shown), shown.count("python"), html_text.count("<pre")) != (len(parsed.fences), len(parsed.blocks), pre):
+        raise PluginError(
+            f"{where}: the page shows {len(shown)} code blocks ({shown.count('python')} python), the tests read "
+            f"{len(parsed.fences)} ({len(parsed.blocks)} python): an indented code block, or code in raw HTML?"
+        )
+    if html_text.count("data-mg-run=") != len(parsed.blocks):
+        raise PluginError(f"{where}: a python block lost its data-mg-run attribute")
     pos = 0
-    for embed in embeds:
-        head = f'<span class="filename">{html.escape(embed.title, quote=False)}</span>'
-        start = html_text.find(head, pos)
-        if start < 0:
-            raise PluginError(f"{page.file.src_uri}: embedded block {embed.target} not found in the rendered page")
-        end = html_text.find("</table>", start)
-        if end < 0:
-            raise PluginError(f"{page.file.src_uri}: embedded block {embed.target} has no line-number table")
-        block = renumber(html_text[start:end], embed.numbers)
-        html_text = html_text[:start] + block + html_text[end:]
-        pos = start + len(block)
+    for fence in parsed.blocks:
+        if fence.embed and fence.embed.nested:
+            html_text, pos = renumber(html_text, pos, fence, where)
     return html_text
+
+
+def renumber(html_text: str, pos: int, fence: mdblocks.Fence, where: str) -> tuple[str, int]:
+    """Give the gutter and line anchors of an embed with nested sections the file's line numbers."""
+    numbers = fence.embed.numbers
+    start = html_text.find(f'<span class="filename">{html.escape(fence.embed.title, quote=False)}</span>', pos)
+    end = html_text.find("</table>", start)
+    if start < 0 or end < 0:
+        raise PluginError(f"{where}:{fence.line}: the embed titled {fence.embed.title!r} is not in the page")
+    block = html_text[start:end]
+    true = dict(zip(range(numbers[0], numbers[0] + len(numbers)), numbers))  # consecutive -> the file's
+    new, count = re.subn(
+        r"(__codelineno-\d+-|__span-\d+-)(\d+)|>( *)(\d+)</a>",
+        lambda m: f"{m[1]}{true[int(m[2])]}" if m[1] else f">{true[int(m[4])]:>{len(m[3] + m[4])}}</a>",
+        block,
+    )
+    if count != 5 * len(numbers):  # per line: gutter href and text, the span's id, the anchor's id and name
+        raise PluginError(f"{where}:{fence.line}: expected {5 * len(numbers)} line references, found {count}")
+    return html_text[:start] + new + html_text[end:], start + len(new)

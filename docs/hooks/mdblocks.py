@@ -1,0 +1,367 @@
+"""One reading of a Markdown page, shared by the site build and the tests.
+
+docs/hooks/embed.py (the build), tests/codeblocks.py (`pytest --codeblocks` runs the blocks) and the
+checks in tests/ all call `parse()`, so what the site shows and what the tests run cannot drift
+apart. Standard library only: the package's own tests never import the docs toolchain.
+
+What a page may contain; anything else is a problem, reported as "page:line: message":
+
+- fences written with ``` and a language from LANGUAGES, nothing else on the line;
+- every ```python block runs. On lines of their own right above it, any of:
+      <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
+      <!--pytest-codeblocks:importorskip(torch)-->  needs torch (or numpy), which the browser lacks
+      <!--mg:highlight(NAME)-->                     embeds only: highlight the nested section NAME
+- after the last block of a chain, <!--pytest-codeblocks:expected-output--> and a ```text fence:
+  the chain's stdout, compared exactly;
+- an embed: a python fence whose only line is  --8<-- "microgpt/file.py:section";
+- no other snippet notation anywhere: pymdownx.snippets would paste a file there or drop the
+  line. Prose that mentions a section marker escapes it as ;--8<--, which the site shows as --8<--.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LANGUAGES = {"python", "text", "console", "json", "yaml", "toml", "html", "css", "javascript", "latex", "diff"}
+NEEDS = {"torch", "numpy"}  # packages a block may need that the in-browser Python cannot have
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+MARKER = re.compile(
+    r"^<!--(?:pytest-codeblocks:(?P<cb>cont|expected-output|importorskip\((?P<needs>\w+)\))"
+    r"|mg:highlight\((?P<highlight>[a-z][-_0-9a-z]*)\))-->$"
+)
+LOOKS_LIKE_MARKER = re.compile(r"<!--.*(pytest|mg:)", re.IGNORECASE)
+EMBED = re.compile(r'^--8<-- "(?P<path>[^":]+\.py):(?P<section>[a-z][-_0-9a-z]*)"$')
+
+# pymdownx.snippets 10.x/13.x, verbatim (tests/test_site_tooling.py checks they still equal its own):
+# any line matching either is taken by snippets, whether it is prose, code or a comment.
+SNIPPET_LINE = re.compile(
+    r"""(?x)
+    ^(?P<space>[ \t]*)
+    (?P<escape>;*)
+    (?P<all>
+        (?P<inline_marker>-{1,}8<-{1,}[ \t]+)
+        (?P<snippet>(?:"(?:\\"|[^"\n\r])+?"|'(?:\\'|[^'\n\r])+?'))(?![ \t]) |
+        (?P<block_marker>-{1,}8<-{1,})(?![ \t])
+    )\r?$
+    """
+)
+SECTION_MARKER = re.compile(
+    r"""(?xi)
+    ^(?P<pre>.*?)
+    (?<!;)(?!(?<=-)-)
+    (?P<escape>;*)
+    (?P<inline_marker>-{1,}8<-{1,}[ \t]+)
+    (?P<section>\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*(?P<name>[a-z][-_0-9a-z]*)[ \t]*\])
+    (?P<post>.*?)$
+    """
+)
+# in a .py file, a section marker is a comment line of its own (snippets drops the whole line)
+PY_MARKER = re.compile(r"^[ \t]*# --8<-- \[(?P<type>start|end):(?P<name>[a-z][-_0-9a-z]*)\]$")
+
+
+def snippet_notation(line: str) -> bool:
+    """Would pymdownx.snippets act on this line (paste a file, or drop it as a section marker)?"""
+    if "8<-" not in line:
+        return False
+    m = SNIPPET_LINE.match(line)
+    if m:
+        return not m.group("escape")
+    m = SECTION_MARKER.match(line)
+    return bool(m and not m.group("escape"))
+
+
+# ---------------------------------------------------------------------------- sections of a .py file
+
+
+@dataclass
+class Section:
+    file: str  # as the page names it, e.g. "microgpt/engine.py"
+    name: str
+    numbers: list[int]  # the file's line number of every line the site shows, in order
+    lines: list[str]  # those lines, dedented as snippets dedents them
+    nested: dict[str, list[int]] = field(default_factory=dict)  # nested section -> its line numbers
+
+    @property
+    def title(self) -> str:
+        first, last = self.numbers[0], self.numbers[-1]
+        return f"{self.file} — " + (f"line {first}" if first == last else f"lines {first}–{last}")
+
+    @property
+    def code(self) -> str:
+        return "".join(line + "\n" for line in self.lines)
+
+
+def read_sections(path: Path, name: str) -> tuple[dict[str, Section], list[str]]:
+    """Every section of a .py file, and what is wrong with its markers ("file:line: message")."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    problems: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}  # name -> (start marker line, end marker line)
+    open_: list[tuple[str, int]] = []
+    for n, line in enumerate(lines, 1):
+        if not snippet_notation(line):
+            continue
+        m = PY_MARKER.match(line)
+        if not m:
+            problems.append(f"{name}:{n}: a section marker must be a comment line of its own: # --8<-- [start:NAME]")
+            continue
+        kind, section = m.group("type"), m.group("name")
+        if kind == "start":
+            if section in spans or any(s == section for s, _ in open_):
+                problems.append(f"{name}:{n}: section '{section}' starts twice")
+            open_.append((section, n))
+        elif not open_ or open_[-1][0] != section:
+            expected = f"the end of '{open_[-1][0]}'" if open_ else "no end marker"
+            problems.append(f"{name}:{n}: end of section '{section}' where {expected} belongs (unmatched or crossed)")
+        else:
+            spans[section] = (open_.pop()[1], n)
+    problems += [f"{name}:{n}: section '{s}' has a start marker and no end marker" for s, n in open_]
+
+    sections: dict[str, Section] = {}
+    for section, (start, end) in spans.items():
+        markers = {n for s, (a, b) in spans.items() for n in (a, b)}
+        numbers = [n for n in range(start + 1, end) if n not in markers]
+        shown = [lines[n - 1] for n in numbers]
+        where = f"{name}:{start}: section '{section}'"
+        if not any(line.strip() for line in shown):
+            problems.append(f"{where} is empty")
+            continue
+        if not shown[0].strip() or not shown[-1].strip():
+            problems.append(f"{where} starts or ends with a blank line (the gutter would be off by it)")
+        nested = {s: [n for n in numbers if a < n < b] for s, (a, b) in spans.items() if start < a < end}
+        sections[section] = Section(name, section, numbers, textwrap.dedent("\n".join(shown)).split("\n"), nested)
+    return sections, problems
+
+
+# ---------------------------------------------------------------------------- pages
+
+
+@dataclass
+class Marker:
+    line: int
+    kind: str  # cont | expected-output | needs | highlight
+    arg: str = ""
+
+
+@dataclass
+class Fence:
+    line: int  # of the opening fence, 1-based in the page file
+    end: int  # of the closing fence
+    indent: str
+    ticks: str
+    info: str
+    body: list[str]
+    markers: list[Marker]
+    run: int | None = None  # python blocks: index among the page's runnable blocks
+    cont: bool = False
+    needs: str | None = None
+    embed: Section | None = None
+    highlight: list[int] = field(default_factory=list)  # 1-based lines of the block to highlight
+    expected_for: int | None = None  # an expected-output fence: the run index of its block
+    expected: Fence | None = None  # a python block: its checked output
+
+    @property
+    def code(self) -> str:
+        return self.embed.code if self.embed else "".join(line + "\n" for line in self.body)
+
+
+@dataclass
+class Page:
+    path: str
+    lines: list[str]
+    front_matter: int  # number of lines the front matter takes (0 if none)
+    fences: list[Fence]
+    prose: list[tuple[int, str]]  # (line, text) of lines outside fences, comments and front matter
+    problems: list[str]
+
+    @property
+    def blocks(self) -> list[Fence]:
+        return [f for f in self.fences if f.run is not None]
+
+    def chains(self) -> list[list[Fence]]:
+        """Runnable blocks grouped as they run: a block and the cont blocks after it."""
+        out: list[list[Fence]] = []
+        for block in self.blocks:
+            if block.cont:
+                out[-1].append(block)
+            else:
+                out.append([block])
+        return out
+
+
+def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
+    """Read a page; `root` is where embedded files are found (the repository)."""
+    lines = text.split("\n")
+    problems: list[str] = []
+
+    def say(n: int, msg: str) -> None:
+        if not (msg.startswith("embed of") and any(p.endswith(f": {msg}") for p in problems)):  # once per file
+            problems.append(f"{path}:{n}: {msg}")
+
+    front = 0
+    if lines and lines[0].rstrip() == "---":
+        front = next((i + 1 for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), 0)
+        if not front:
+            say(1, "front matter is not closed by ---")
+    fences: list[Fence] = []
+    prose: list[tuple[int, str]] = []
+    pending: list[Marker] = []
+    comment_from = 0  # line where an open multi-line HTML comment began
+    i = front
+    while i < len(lines):
+        n, line = i + 1, lines[i]
+        stripped = line.strip()
+        if comment_from:
+            if FENCE.match(line):
+                say(n, f"a fence inside the HTML comment opened on line {comment_from}: the site does not show it")
+            if "-->" in line:
+                comment_from = 0
+            i += 1
+            continue
+        fence = FENCE.match(line)
+        if fence:
+            i = _read_fence(lines, i, fence, pending, fences, say, root)
+            pending = []
+            continue
+        marker = MARKER.match(stripped)
+        if marker:
+            pending.append(_marker(n, marker, say))
+        elif LOOKS_LIKE_MARKER.search(line):
+            say(n, f"not a marker this site knows, or not alone on its line: {stripped!r}")
+        elif stripped.startswith("<!--") and "-->" not in stripped:
+            comment_from = n
+        elif stripped:
+            if pending:
+                say(pending[0].line, "a marker must stand right above its fence (only blank lines between)")
+                pending = []
+            if not stripped.startswith("<!--"):
+                prose.append((n, line))
+        i += 1
+    if comment_from:
+        say(comment_from, "an HTML comment that is never closed")
+    if pending:
+        say(pending[0].line, "a marker with no fence after it")
+    embeds = {f.line + 1 for f in fences if f.info == "python" and len(f.body) == 1 and EMBED.match(f.body[0].strip())}
+    for n, line in enumerate(lines, 1):
+        if snippet_notation(line) and n not in embeds:
+            say(
+                n,
+                "snippet notation outside an embed: pymdownx.snippets would paste a file here or drop the "
+                "line; in prose write ;--8<-- (the site shows --8<--)",
+            )
+    page = Page(path, lines, front, fences, prose, problems)
+    _link_blocks(page, say)
+    return page
+
+
+def _marker(n: int, m: re.Match, say) -> Marker:
+    if m.group("highlight"):
+        return Marker(n, "highlight", m.group("highlight"))
+    if m.group("needs") is not None:
+        if m.group("needs") not in NEEDS:
+            say(n, f"importorskip({m.group('needs')}): a block may need only {sorted(NEEDS)}")
+        return Marker(n, "needs", m.group("needs"))
+    return Marker(n, m.group("cb"))
+
+
+def _read_fence(lines, i, m, markers, fences, say, root) -> int:
+    """Read the fence opening at index i into `fences`; return the index after it."""
+    n, indent, ticks, info = i + 1, m.group("indent"), m.group("fence"), m.group("info").rstrip()
+    close = re.compile(rf"^[ \t]*{re.escape(ticks[0])}{{{len(ticks)},}}[ \t]*$")
+    j = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
+    if j is None:
+        say(n, "a fence that is never closed")
+        j = len(lines)
+    body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[i + 1 : j]]
+    fence = Fence(n, j + 1, indent, ticks, info, body, markers)
+    fences.append(fence)
+    if ticks[0] == "~":
+        say(n, "a ~~~ fence: write ``` (the tests and the site read only backtick fences here)")
+    elif info not in LANGUAGES:
+        hint = " — a Python block is written exactly ```python" if "py" in info.lower() else ""
+        say(n, f"fence language {info!r} is not one of {sorted(LANGUAGES)}{hint}")
+    if info == "python" and ticks[0] == "`":
+        embed = EMBED.match(body[0].strip()) if len(body) == 1 else None
+        if embed and root is not None:
+            file = root / embed.group("path")
+            if not file.is_file():
+                say(n, f"embed of {embed.group('path')}: no such file")
+            else:
+                sections, problems = read_sections(file, embed.group("path"))
+                for problem in problems:
+                    say(n, f"embed of {embed.group('path')}: {problem}")
+                fence.embed = sections.get(embed.group("section"))
+                if fence.embed is None and not problems:
+                    say(n, f"embed of {embed.group('path')}: no section '{embed.group('section')}'")
+    return j + 1
+
+
+def _link_blocks(page: Page, say) -> None:
+    """Number the runnable blocks, follow chains and outputs, and check each marker where it stands."""
+    previous: Fence | None = None  # the fence before this one
+    last_block: Fence | None = None
+    run = 0
+    for fence in page.fences:
+        kinds = [m.kind for m in fence.markers]
+        for marker in fence.markers:
+            allowed = {"python": {"cont", "needs", "highlight"}, "text": {"expected-output"}}.get(fence.info, set())
+            if marker.kind not in allowed:
+                say(marker.line, f"marker {marker.kind} cannot stand above a {fence.info or 'plain'} fence")
+        if len(set(kinds)) != len(kinds) and "highlight" not in kinds:
+            say(fence.line, "a marker given twice")
+        if fence.info == "python":
+            fence.run, run = run, run + 1
+            fence.cont = "cont" in kinds
+            if fence.cont and last_block is None:
+                say(fence.line, "a cont block with no python block before it on the page")
+                fence.cont = False
+            if fence.cont and last_block.expected is not None:
+                say(
+                    fence.line,
+                    "this block continues a chain whose output was already checked above; "
+                    "put the expected output after the chain's last block",
+                )
+            needs = [m.arg for m in fence.markers if m.kind == "needs"]
+            if fence.cont and needs:
+                say(fence.line, "importorskip on a cont block: put it on the first block of the chain")
+            fence.needs = last_block.needs if fence.cont else (needs[0] if needs else None)
+            for marker in fence.markers:
+                if marker.kind != "highlight":
+                    continue
+                nested = fence.embed.nested.get(marker.arg) if fence.embed else None
+                if nested is None:
+                    say(marker.line, f"highlight({marker.arg}): not a section nested in this embed")
+                else:
+                    fence.highlight += [fence.embed.numbers.index(k) + 1 for k in nested]
+            last_block = fence
+        elif "expected-output" in kinds:
+            if previous is None or previous.run is None or previous.expected is not None:
+                say(fence.line, "an expected output must directly follow a python block (no fence between)")
+            else:
+                previous.expected, fence.expected_for = fence, previous.run
+        elif fence.info == "text" and previous is not None and previous.run is not None:
+            between = page.lines[previous.end : fence.line - 1]
+            if not any(line.strip() for line in between):
+                say(
+                    fence.line,
+                    "a text fence right under a python block looks like its output but is not "
+                    "checked: put <!--pytest-codeblocks:expected-output--> above it",
+                )
+        previous = fence
+    for chain in page.chains():
+        code = "".join(block.code for block in chain)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as error:
+            say(chain[0].line, f"the block does not parse as Python: {error.msg} (line {error.lineno} of its code)")
+            continue
+        if any(isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(tree)):
+            say(
+                chain[0].line,
+                "the block uses __name__; the tests run it under another name than a reader's "
+                'Python, so code under `if __name__ == "__main__":` would never run: write it at top level',
+            )

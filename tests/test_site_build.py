@@ -1,0 +1,134 @@
+"""The strict build shows exactly the blocks the tests run, with the run metadata and the file's true lines.
+
+The first tests read the real site (built once, `built_site`); the others build a throwaway copy of
+the project with one deliberate mistake and check that the build fails, naming the page and line.
+"""
+
+import html
+import re
+import textwrap
+
+import mdblocks
+import pytest
+from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page
+
+require_docs_toolchain()
+
+DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
+BLOCK = re.compile(r'<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>')
+GUTTER = re.compile(r'<a href="#__codelineno-\d+-(?P<n>\d+)">\s*(?P<shown>\d+)</a>')
+LINE = re.compile(r'<span id="__span-\d+-(?P<n>\d+)">(?P<code>.*?)(?=<span id="__span-|</code>)', re.S)
+
+
+def parsed(page):
+    return mdblocks.parse(page.read_text(encoding="utf-8"), str(page), ROOT)
+
+
+def test_every_python_block_carries_the_run_metadata(built_site):
+    for page in DOCS:
+        md, shown = parsed(page), BLOCK.findall(site_page(built_site, page))
+        want = []
+        for fence in md.fences:
+            if fence.run is not None:
+                cont = " data-mg-cont" if fence.cont else ""
+                needs = f' data-mg-needs="{fence.needs}"' if fence.needs else ""
+                want.append(("python", f' data-mg-run="{fence.run}"{cont}{needs}'))
+            elif fence.expected_for is not None:
+                want.append(("text", f' data-mg-expected="{fence.expected_for}"'))
+            else:
+                want.append((fence.info, ""))
+        got = [(lang, re.sub(r'(data-mg-cont)="data-mg-cont"', r"\1", attrs)) for lang, attrs in shown]
+        assert got == want, page.name
+    backward = BLOCK.findall(site_page(built_site, ROOT / "docs" / "backward-pass.md"))
+    assert ("python", ' data-mg-run="0"') in backward and ("text", ' data-mg-expected="0"') in backward
+
+
+def test_every_embed_shows_the_files_lines_with_their_numbers(built_site):
+    checked = 0
+    for page in DOCS:
+        text = site_page(built_site, page)
+        for fence in (f for f in parsed(page).blocks if f.embed):
+            start = text.index(f'<span class="filename">{html.escape(fence.embed.title, quote=False)}</span>')
+            block = text[start : text.index("</table>", start)]
+            gutter = [(int(m["n"]), int(m["shown"])) for m in GUTTER.finditer(block)]
+            assert gutter == [(n, n) for n in fence.embed.numbers], fence.embed.title
+            file = (ROOT / fence.embed.file).read_text(encoding="utf-8").split("\n")
+            code = [html.unescape(re.sub(r"<[^>]+>", "", m["code"])).rstrip("\n") for m in LINE.finditer(block)]
+            assert code == fence.embed.lines, fence.embed.title
+            assert textwrap.dedent("\n".join(file[n - 1] for n in fence.embed.numbers)) == "\n".join(code)
+            checked += 1
+    assert checked >= 10
+
+
+def test_highlighted_steps_and_the_prose_that_mentions_a_marker(built_site):
+    text = site_page(built_site, ROOT / "docs" / "backward-pass.md")
+    assert "where the file has a\nsection marker (<code># --8&lt;-- [start:seed]</code>" in text
+    highlighted = re.findall(r'<span id="__span-\d+-(\d+)"><a [^>]*></a><span class="hll">', text)
+    engine = (ROOT / "microgpt" / "engine.py").read_text(encoding="utf-8").split("\n")
+    assert [engine[int(n) - 1].strip() for n in highlighted][:2] == ["self.grad = 1", "for v in reversed(topo):"]
+
+
+def test_unchecked_numbers_are_listed_on_the_page(built_site):
+    text = site_page(built_site, ROOT / "docs" / "backward-pass.md")
+    assert "Numbers on this page that no block computes" in text
+    assert "<strong>-0.14</strong>: the first-order prediction" in text
+
+
+def test_the_hooks_are_not_pages_of_the_site(built_site):
+    assert not list(built_site.glob("hooks/**/*.py")) and not (built_site / "hooks").exists()
+
+
+# ---------------------------------------------------------------------------- broken copies
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    return copy_project(tmp_path_factory.mktemp("project"))
+
+
+def build_page(project, tmp_path, text: str):
+    (project / "docs" / "mistake.md").write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    (project / "mkdocs.yml").write_text(config + "  - Mistake: mistake.md\n", encoding="utf-8")  # nav comes last
+    try:
+        return build(project, tmp_path / "site")
+    finally:
+        (project / "docs" / "mistake.md").unlink()
+        (project / "mkdocs.yml").write_text(config, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("# M\n\n```Python\nraise SystemExit\n```\n", "docs/mistake.md:3: fence language 'Python'"),
+        ('# M\n\n```python\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:3: embed of"),
+        ('# M\n\n```text\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:4: snippet notation"),
+        # code the reader sees that no fence declares: an indented block, a fence inside raw HTML
+        ("# M\n\nText.\n\n    print('an indented code block')\n", "the page shows 1 code blocks"),
+        ("# M\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n" + "```python\nprint(1)\n```\n", "code blocks"),
+    ],
+)
+def test_a_page_the_tests_would_read_otherwise_fails_the_build(project, tmp_path, text, words):
+    result = build_page(project, tmp_path, text)
+    assert result.returncode != 0 and words in result.stderr, result.stderr[-2000:]
+
+
+def test_a_renamed_end_marker_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    engine = project / "microgpt" / "engine.py"
+    engine.write_text(engine.read_text().replace("# --8<-- [end:topo]", "# --8<-- [end:topo_order]"))
+    result = build(project, tmp_path / "site")
+    assert result.returncode != 0 and "end of section 'topo_order'" in result.stderr, result.stderr[-2000:]
+
+
+def test_numbers_follow_lines_added_to_the_file(tmp_path, built_site):
+    """Three lines added at the top of engine.py: every embed of it moves down by three."""
+    project = copy_project(tmp_path / "project")
+    engine = project / "microgpt" / "engine.py"
+    engine.write_text("# added\n" * 3 + engine.read_text(encoding="utf-8"), encoding="utf-8")
+    result = build(project, tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    page = ROOT / "docs" / "backward-pass.md"
+    before = [int(n) for n, _ in GUTTER.findall(site_page(built_site, page))]
+    after = [int(n) for n, _ in GUTTER.findall(site_page(tmp_path / "site", page, root=ROOT))]
+    assert after == [n + 3 for n in before] and len(before) > 20

@@ -1,0 +1,124 @@
+"""`pytest --codeblocks` runs every block as the site shows it, fails loudly, and stays out of the way otherwise."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from page_blocks import code_blocks
+from sitecheck import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def project(tmp_path):
+    """The test machinery of the repository, and room for pages."""
+    for name in ("conftest.py", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for name in ("tests/page_blocks.py", "tests/sitecheck.py", "docs/hooks/mdblocks.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "microgpt", tmp_path / "microgpt")
+    return tmp_path
+
+
+def pytest_in(project, *args, env=None):
+    env = {k: v for k, v in (env or os.environ).items() if not k.startswith("PYTEST_")}
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args]
+    return subprocess.run(cmd, cwd=project, capture_output=True, text=True, timeout=300, env=env)
+
+
+def write(project, name, text):
+    (project / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+CHAIN = """
+    # A page
+
+    ```python
+    --8<-- "microgpt/engine.py:topo"
+    ```
+
+    <!--pytest-codeblocks:cont-->
+    ```python
+    from microgpt.engine import Value
+    a = Value(3.0)
+    print([v.data for v in topological_order(a + a)])
+    ```
+
+    <!--pytest-codeblocks:expected-output-->
+    ```text
+    [3.0, 6.0]
+    ```
+    """
+
+
+def test_a_chain_with_an_embed_runs_and_a_wrong_output_fails_at_its_line(project):
+    write(project, "right.md", CHAIN)
+    write(project, "wrong.md", CHAIN.replace("[3.0, 6.0]", "[3.0, 7.0]"))
+    result = pytest_in(project, "--codeblocks", "right.md", "wrong.md")
+    assert "right.md::line 3 PASSED" in result.stdout, result.stdout
+    assert "wrong.md::line 3 FAILED" in result.stdout and "Expected output" in result.stdout
+    assert result.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("page.md", "# P\n\n```Python\nraise SystemExit\n```\n", "page.md:3: fence language 'Python'"),
+        ("README.md", "<!--pytest-codeblocks:skipfile-->\n# R\n", "README.md:1: not a marker"),
+        ("page.md", "# P\n\n```python\nif __name__ == '__main__':\n    raise SystemExit\n```\n", "page.md:3:"),
+    ],
+)
+def test_a_page_with_a_problem_fails_the_run_naming_page_and_line(project, name, text, where):
+    write(project, name, text)
+    result = pytest_in(project, "--codeblocks", name)
+    assert result.returncode != 0 and where in result.stdout, result.stdout
+
+
+def test_a_block_that_needs_torch_skips_only_where_torch_may_be_missing(tmp_path, monkeypatch):
+    page = tmp_path / "p.md"
+    page.write_text("<!--pytest-codeblocks:importorskip(torch)-->\n```python\nprint(1)\n```\n")
+    monkeypatch.delenv("MICROGPT_REQUIRE_TORCH", raising=False)
+    (block,) = code_blocks(page, tmp_path)
+    assert block.importorskip == "torch"
+    monkeypatch.setenv("MICROGPT_REQUIRE_TORCH", "1")
+    (block,) = code_blocks(page, tmp_path)
+    assert block.importorskip is None and block.code.startswith("import torch")
+
+
+BLOCK_DOCS = """
+import sys
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"mkdocs", "pymdownx", "markdown", "material", "mkdocs_jupyter"}:
+            raise ImportError(f"{name} is blocked: only the test extra is installed")
+sys.meta_path.insert(0, Blocked())
+"""
+
+
+def test_the_package_tests_run_with_only_the_test_extra(project):
+    """With the docs toolchain unimportable, unit tests run, .md blocks run, and site tests skip (CI: fail)."""
+    (project / "sitecustomize.py").write_text(BLOCK_DOCS)
+    shutil.copy(ROOT / "tests" / "test_optim.py", project / "tests" / "test_optim.py")
+    shutil.copy(ROOT / "tests" / "test_site_build.py", project / "tests" / "test_site_build.py")
+    write(project, "page.md", "```python\nprint(1)\n```\n")
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    env.pop("CI", None)
+    result = pytest_in(project, "--codeblocks", "tests", "page.md", "-rs", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "page.md::line 1 PASSED" in result.stdout and "docs toolchain is not installed" in result.stdout
+    result = pytest_in(project, "tests/test_site_build.py", env={**env, "CI": "true"})
+    assert result.returncode != 0 and "CI=true: the docs toolchain is not installed" in result.stdout
+
+
+def test_strict_builds_are_never_quiet():
+    """--quiet hides the warnings that --strict fails on; make test and CI must show them."""
+    for name in ("Makefile", ".ci/run"):
+        path = ROOT / name
+        lines = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
+        loud = [line for line in lines if "--strict" in line and ("--quiet" in line or " -q" in line)]
+        assert not loud, f"{name}: {loud}"

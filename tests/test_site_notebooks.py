@@ -1,0 +1,83 @@
+"""Every cell of the site's notebooks runs, and may not raise: nothing in a notebook switches that off.
+
+nbclient (which mkdocs-jupyter and tests/test_notebook.py execute with) skips a cell tagged
+skip-execution and lets one tagged raises-exception fail; nbval has its own nbval-* tags; a cell
+magic such as %%script false never runs the code below it; a ```python fence in a Markdown cell
+is shown as code but never run. Only display tags (SAFE_TAGS) are allowed.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from sitecheck import ROOT
+
+NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
+SAFE_TAGS = {"solution"}  # docs/hooks/jupyter_script.py folds these cells; they run like any other
+SAFE_METADATA = {"tags", "jupyter", "collapsed", "scrolled", "editable", "deletable", "id"}
+SAFE_JUPYTER = {"source_hidden", "outputs_hidden"}
+
+
+def notebook_problems(path: Path) -> list[str]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    problems = []
+    if set(nb.get("metadata", {})) - {"kernelspec", "language_info"}:
+        problems.append(f"{path.name}: notebook metadata beyond kernelspec and language_info")
+    for k, cell in enumerate(nb["cells"], 1):
+        where = f"{path.name}: cell {k} ({cell.get('id', 'no id')})"
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        meta = cell.get("metadata", {})
+        if cell["cell_type"] == "raw":
+            problems.append(f"{where}: a raw cell is shown but never run")
+        if cell["cell_type"] == "markdown" and re.search(r"^\s*(```|~~~)\s*(py|python|ipython)", source, re.M | re.I):
+            problems.append(f"{where}: a Python fence in a Markdown cell is shown as code but never run")
+        if cell["cell_type"] != "code":
+            continue
+        if unknown := set(meta) - SAFE_METADATA:
+            problems.append(f"{where}: cell metadata {sorted(unknown)} may change how it runs")
+        if unknown := set(meta.get("jupyter", {})) - SAFE_JUPYTER:
+            problems.append(f"{where}: jupyter metadata {sorted(unknown)}")
+        if tags := set(meta.get("tags", [])) - SAFE_TAGS:
+            problems.append(f"{where}: tags {sorted(tags)} (only {sorted(SAFE_TAGS)} are allowed: they change nothing)")
+        if re.search(r"^\s*%%", source, re.M):
+            problems.append(f"{where}: a cell magic decides whether and how the cell runs")
+    return problems
+
+
+def test_the_site_has_notebooks_and_they_run_every_cell_strictly():
+    assert NOTEBOOKS
+    problems = [p for nb in NOTEBOOKS for p in notebook_problems(nb)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_build_executes_every_notebook_and_fails_on_errors():
+    yaml = pytest.importorskip("yaml")
+    loader = type("Loader", (yaml.SafeLoader,), {})
+    loader.add_multi_constructor("", lambda *args: None)  # !relative, !!python/name: not needed here
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=loader)
+    jupyter = next(p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p)
+    assert jupyter.get("execute") is True and jupyter.get("allow_errors") is False
+    assert not jupyter.get("execute_ignore") and not jupyter.get("remove_tag_config")
+    included = {p for pattern in jupyter["include"] for p in (ROOT / "docs").glob(pattern)}
+    assert included == set(NOTEBOOKS)
+
+
+@pytest.mark.parametrize(
+    ("cell", "words"),
+    [
+        ({"cell_type": "code", "metadata": {"tags": ["raises-exception"]}, "source": "1/0"}, "tags"),
+        ({"cell_type": "code", "metadata": {"tags": ["skip-execution"]}, "source": "1/0"}, "tags"),
+        ({"cell_type": "code", "metadata": {"tags": ["nbval-skip"]}, "source": "1/0"}, "tags"),
+        ({"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "source": "1"}, "tags"),
+        ({"cell_type": "code", "metadata": {"execution": {"allow_errors": True}}, "source": "1/0"}, "metadata"),
+        ({"cell_type": "code", "metadata": {}, "source": "%%script false --no-raise-error\n1/0"}, "cell magic"),
+        ({"cell_type": "markdown", "metadata": {}, "source": "```python\n1/0\n```"}, "Markdown cell"),
+        ({"cell_type": "raw", "metadata": {}, "source": "1/0"}, "raw cell"),
+    ],
+)
+def test_a_cell_that_would_not_run_or_may_fail_is_refused(tmp_path, cell, words):
+    nb = {"cells": [{**cell, "id": "c"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "x.ipynb").write_text(json.dumps(nb))
+    found = notebook_problems(tmp_path / "x.ipynb")
+    assert any("cell 1 (c)" in p and words in p for p in found), found

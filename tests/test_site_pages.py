@@ -1,0 +1,302 @@
+"""Every way a page could show a Python block that is not run (or run one it does not show) is refused,
+with the page and line. These read pages with docs/hooks/mdblocks.py, the reader the build hook and
+`pytest --codeblocks` share, so they need nothing beyond the standard library."""
+
+import re
+import textwrap
+from pathlib import Path
+
+import mdblocks
+import pytest
+from sitecheck import ROOT, markdown_pages
+
+
+def problems(text: str, root: Path = ROOT) -> list[str]:
+    return mdblocks.parse(textwrap.dedent(text).lstrip("\n"), "docs/page.md", root).problems
+
+
+def assert_refused(text: str, line: int, words: str, root: Path = ROOT) -> None:
+    found = problems(text, root)
+    assert any(p.startswith(f"docs/page.md:{line}: ") and words in p for p in found), found
+
+
+RUNS = "```python\nprint(1)\n```\n"
+
+
+def test_the_pages_and_the_readme_have_no_problems():
+    found = [p for page in markdown_pages() for p in mdblocks.parse(page.read_text(), str(page), ROOT).problems]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "fence",
+    [
+        "```Python",
+        "```PYTHON",
+        "```py",
+        "```python3",
+        "```pycon",
+        "```py3",
+        "```ipython",
+        "``` python",
+        '```python title="x.py"',
+        '```python linenums="1"',
+        '```python hl_lines="1"',
+        "```{.python}",
+        "```",
+    ],
+)
+def test_a_python_block_written_any_other_way_is_refused(fence):
+    assert_refused(f"# Page\n\n{fence}\nraise SystemExit('never run')\n```\n", 3, "fence language")
+
+
+def test_a_tilde_fence_is_refused():
+    assert_refused("~~~python\nraise SystemExit\n~~~\n", 1, "~~~ fence")
+
+
+def test_a_block_under_a_main_guard_is_refused():
+    assert_refused(
+        """
+        ```python
+        if __name__ == "__main__":
+            raise SystemExit("never run by the tests")
+        ```
+        """,
+        1,
+        "__name__",
+    )
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        '<!--pytest.mark.skip(reason="shown below")--> see below',
+        '<!--pytest.mark.skip(reason="a fragment")-->',
+        "<!--pytest.mark.xfail-->",
+        '<!--pytest.mark.skipif(True, reason="x")-->',
+        "<!--pytest-codeblocks:skip-->",
+        "<!--pytest-codeblocks:skipif(True)-->",
+        "<!--pytest-codeblocks:expect-exception-->",
+        "<!--pytest-codeblocks:expected-output-ignore-whitespace-->",
+        "<!-- pytest-codeblocks:cont -->",
+        "<!----pytest-codeblocks:cont-->",
+        "<!--pytest-codeblocks:cont--> and more text",
+        "<!--pytest-codeblocks:skipfile-->",
+        "<!--pytest-codeblocks:no-such-marker-->",
+        "<!--mg:no-such-thing(x)-->",
+        "Some prose <!--pytest-codeblocks:cont-->",
+    ],
+)
+def test_a_marker_that_is_unknown_or_not_alone_on_its_line_is_refused(marker):
+    assert_refused(f"{RUNS}\n{marker}\n```python\nprint(2)\n```\n", 5, "not a marker this site knows")
+
+
+def test_skipfile_on_the_first_line_of_the_readme_is_refused():
+    text = "<!--pytest-codeblocks:skipfile-->\n# README\n\n" + RUNS
+    found = mdblocks.parse(text, "README.md", ROOT).problems
+    assert any(p.startswith("README.md:1: ") for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        # an expected-output marker with no fence after it, or before a python fence, or a console fence
+        (RUNS + "\n<!--pytest-codeblocks:expected-output-->\n\nThe end.\n", 5, "right above its fence"),
+        (RUNS + "\n<!--pytest-codeblocks:expected-output-->\n", 5, "no fence after it"),
+        (RUNS + "\n<!--pytest-codeblocks:expected-output-->\n```python\nprint(3)\n```\n", 5, "cannot stand above"),
+        (RUNS + "\n<!--pytest-codeblocks:expected-output-->\n```console\n1\n```\n", 5, "cannot stand above"),
+        # an expected output with another fence between it and its block
+        (
+            RUNS + "\n```text\nx\n```\n\n<!--pytest-codeblocks:expected-output-->\n```text\n1\n```\n",
+            10,
+            "directly follow",
+        ),
+        # an output fence that looks checked but is not
+        (RUNS + "\n```text\n1\n```\n", 5, "looks like its output"),
+        # cont before the first block; importorskip on a cont block; a package the tests do not know
+        ("<!--pytest-codeblocks:cont-->\n" + RUNS, 2, "no python block before it"),
+        (
+            RUNS + "\n<!--pytest-codeblocks:importorskip(torch)-->\n<!--pytest-codeblocks:cont-->\n" + RUNS,
+            7,
+            "cont block",
+        ),
+        ("<!--pytest-codeblocks:importorskip(pandas)-->\n" + RUNS, 1, "may need only"),
+        # an output checked in the middle of a chain
+        (
+            RUNS
+            + "\n<!--pytest-codeblocks:expected-output-->\n```text\n1\n```\n\n<!--pytest-codeblocks:cont-->\n"
+            + RUNS,
+            11,
+            "already checked",
+        ),
+        # a marker with prose between it and its fence
+        ("<!--pytest-codeblocks:importorskip(torch)-->\nSome words.\n\n" + RUNS, 1, "right above its fence"),
+        # a block the site would not show: inside an HTML comment
+        ("<!--\n" + RUNS + "-->\n", 2, "inside the HTML comment"),
+        # a fence never closed; a block that is not Python
+        ("```python\nprint(1)\n", 1, "never closed"),
+        ("```python\nprint(1\n```\n", 1, "does not parse"),
+        # marker given twice
+        (
+            "<!--pytest-codeblocks:importorskip(torch)-->\n<!--pytest-codeblocks:importorskip(torch)-->\n" + RUNS,
+            3,
+            "given twice",
+        ),
+    ],
+)
+def test_a_misplaced_or_unused_marker_is_refused(text, line, words):
+    assert_refused(text, line, words)
+
+
+def test_blocks_in_tabs_admonitions_and_details_are_run():
+    page = mdblocks.parse(
+        textwrap.dedent("""
+        === "Tab"
+
+            ```python
+            print(1)
+            ```
+
+        ??? note "Details"
+
+            ```python
+            print(2)
+            ```
+
+        1. A list item
+
+            ```python
+            print(3)
+            ```
+        """),
+        "docs/page.md",
+    )
+    assert not page.problems
+    assert [b.code for b in page.blocks] == ["print(1)\n", "print(2)\n", "print(3)\n"]
+
+
+# ---------------------------------------------------------------------------- snippets
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The marker `# --8<-- [start:seed]` starts a section.",  # the line would vanish from the site
+        "--8<-- [end:x]",
+        '--8<-- "microgpt/engine.py"',  # a whole file pasted into the prose
+        "--8<--",  # block form
+    ],
+)
+def test_snippet_notation_outside_an_embed_is_refused(line):
+    assert_refused(f"# Page\n\n{line}\n", 3, "snippet notation outside an embed")
+
+
+def test_snippet_notation_inside_a_text_fence_is_refused():
+    assert_refused('```text\n--8<-- "microgpt/engine.py:topo"\n```\n', 2, "snippet notation outside an embed")
+
+
+def test_escaped_snippet_notation_in_prose_is_kept():
+    text = "# Page\n\nThe marker `# ;--8<-- [start:seed]` starts a section.\n"
+    page = mdblocks.parse(text, "docs/page.md", ROOT)
+    assert not page.problems
+    assert (3, "The marker `# ;--8<-- [start:seed]` starts a section.") in page.prose
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("microgpt/no_such_file.py:x", "no such file"),
+        ("microgpt/engine.py:no_such_section", "no section 'no_such_section'"),
+    ],
+)
+def test_an_embed_of_something_missing_is_refused(target, words):
+    assert_refused(f'```python\n--8<-- "{target}"\n```\n', 1, words)
+
+
+def test_an_embed_runs_the_sections_code():
+    page = mdblocks.parse('```python\n--8<-- "microgpt/engine.py:topo"\n```\n', "docs/page.md", ROOT)
+    assert not page.problems
+    assert page.blocks[0].code.startswith("def topological_order(")
+    assert page.blocks[0].embed.title.startswith("microgpt/engine.py — lines ")
+
+
+def test_highlight_names_a_nested_section():
+    embed = '```python\n--8<-- "microgpt/engine.py:backward"\n```\n'
+    assert_refused("<!--mg:highlight(topo)-->\n" + embed, 1, "not a section nested in this embed")
+    block = mdblocks.parse("<!--mg:highlight(seed)-->\n" + embed, "docs/page.md", ROOT).blocks[0]
+    assert [block.embed.lines[k - 1].strip() for k in block.highlight] == ["self.grad = 1"]
+
+
+# ---------------------------------------------------------------------------- sections in source files
+
+
+def sections(tmp_path, source: str):
+    file = tmp_path / "m.py"
+    file.write_text(textwrap.dedent(source).lstrip("\n"))
+    return mdblocks.read_sections(file, "m.py")
+
+
+def test_a_renamed_end_marker_is_refused(tmp_path):
+    found, problems = sections(
+        tmp_path,
+        """
+        # --8<-- [start:f]
+        def f():
+            return 1
+            # --8<-- [end:g]
+
+
+        def everything_after():
+            return 2
+        """,
+    )
+    assert "f" not in found
+    assert any("m.py:4: end of section 'g'" in p for p in problems), problems
+    assert any("m.py:1: section 'f' has a start marker and no end marker" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ("# --8<-- [start:f]\n# --8<-- [end:f]\n", "is empty"),
+        ("# --8<-- [start:f]\nx = 1\n# --8<-- [end:f]\n# --8<-- [start:f]\ny = 1\n# --8<-- [end:f]\n", "starts twice"),
+        ("# --8<-- [start:a]\n# --8<-- [start:b]\nx = 1\n# --8<-- [end:a]\n# --8<-- [end:b]\n", "crossed"),
+        ("# --8<-- [start:f]\nx = 1  # --8<-- [end:f]\n", "comment line of its own"),
+        ("# --8<-- [start:f]\nx = 1\n\n# --8<-- [end:f]\n", "blank line"),
+    ],
+)
+def test_malformed_sections_are_refused(tmp_path, source, words):
+    assert any(words in p for p in sections(tmp_path, source)[1])
+
+
+def test_every_section_in_the_package_is_well_formed_and_embedded():
+    embedded = {
+        (f.embed.file, f.embed.name)
+        for page in markdown_pages()
+        for f in mdblocks.parse(page.read_text(), str(page), ROOT).blocks
+        if f.embed
+    }
+    highlighted = {
+        (f.embed.file, m.arg)
+        for page in markdown_pages()
+        for f in mdblocks.parse(page.read_text(), str(page), ROOT).blocks
+        for m in f.markers
+        if m.kind == "highlight"
+    }
+    for file in sorted((ROOT / "microgpt").glob("*.py")):
+        name = file.relative_to(ROOT).as_posix()
+        found, problems = mdblocks.read_sections(file, name)
+        assert not problems, problems
+        unused = {s for s in found if (name, s) not in embedded | highlighted}
+        assert not unused, f"{name}: sections no page embeds: {sorted(unused)}; delete their markers"
+
+
+def test_the_snippet_regexes_are_pymdownx_own():
+    snippets = pytest.importorskip("pymdownx.snippets")
+    pre = snippets.SnippetPreprocessor
+    for ours, theirs in [
+        (mdblocks.SNIPPET_LINE, pre.RE_ALL_SNIPPETS),
+        (mdblocks.SECTION_MARKER, pre.RE_SNIPPET_SECTION),
+    ]:
+        assert re.sub(r"\s+", "", ours.pattern) == re.sub(r"\s+", "", theirs.pattern)
+        assert ours.flags == theirs.flags
