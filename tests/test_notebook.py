@@ -1,7 +1,9 @@
-"""The hands-on notebook runs top to bottom, is stored clean, and a cell that raises cannot pass."""
+"""The hands-on notebook runs top to bottom, is stored clean, hides its solutions, and a raising cell fails."""
 
 import copy
+import importlib.util
 import os
+import re
 from pathlib import Path
 
 import nbclient
@@ -9,7 +11,10 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebooks" / "backprop-by-hand.ipynb"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
+NOTEBOOK_HOOK = ROOT / "docs" / "hooks" / "jupyter_script.py"
+EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix")  # ids of the solution cells
 TORCH_CELLS = ("torch-check", "torch-check-challenge")  # cell ids of the PyTorch comparisons
 SKIPPED = "PyTorch is not installed: skipped this check"
 MATCHED = "check ran: all gradients match"
@@ -57,14 +62,68 @@ def test_notebook_is_valid_and_stored_clean():
 
 def test_notebook_runs_and_asserts_every_gradient(executed):
     cells = {cell.id: cell for cell in executed.cells}
-    assert stdout_of(cells["manual-backward"]) == "a.grad = -3, b.grad = 2, c.grad = 1\n"
-    assert stdout_of(cells["manual-engine"]) == "a.grad = -3, b.grad = 2, c.grad = 1\n"
+    assert stdout_of(cells["manual-backward"]) == "a.grad = -3, b.grad = 2, d.grad = 1\n"
+    assert stdout_of(cells["manual-engine"]) == "a.grad = -3, b.grad = 2, d.grad = 1\n"
     assert stdout_of(cells["trap-wrong"]) == "with  = : a.grad = 1\n"
     assert stdout_of(cells["trap-right"]) == "with += : a.grad = 2\n"
-    assert "dL/da = 7, dL/db = 2, dL/dc = -1" in stdout_of(cells["challenge-by-hand"])
-    assert "dL/da = 7, dL/db = 2, dL/dc = -1" in stdout_of(cells["challenge-engine"])
+    assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-by-hand"])
+    assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-engine"])
     # the notebook's last code cell asserts every gradient; reaching its print means all passed
-    assert stdout_of(cells["final-asserts"]) == "all 7 gradients check out\n"
+    assert stdout_of(cells["final-asserts"]) == "all 9 gradients check out\n"
+
+
+def test_exercises_show_what_they_teach(executed):
+    cells = {cell.id: cell for cell in executed.cells}
+    assert stdout_of(cells["sigmoid-check"]).endswith("sigmoid agrees with central differences: True\n")
+    assert stdout_of(cells["mlp-engine"]).endswith("by hand and engine agree: True\n")
+    # without zeroing, step 2 uses -24 + -14.4; with the fix, only its own -14.4
+    assert "step 2: loss  12.9600   w.grad -38.4000" in stdout_of(cells["zero-grad-bug"])
+    assert "step 2: loss  12.9600   w.grad -14.4000" in stdout_of(cells["zero-grad-fix"])
+
+
+def test_every_exercise_has_a_collapsed_solution():
+    cells = read_notebook().cells
+    solutions = [i for i, cell in enumerate(cells) if "solution" in cell.metadata.get("tags", [])]
+    assert [cells[i].id for i in solutions] == list(EXERCISES)
+    for i in solutions:
+        cell, before = cells[i], cells[i - 1]
+        assert cell.cell_type == "code"
+        assert cell.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}, cell.id
+        assert before.cell_type == "markdown", f"{cell.id} is not preceded by its explanation"
+        assert before.source.startswith("<details><summary>Solution"), before.id
+        assert before.source.rstrip().endswith("</details>"), before.id
+
+
+def test_no_cell_is_excused_from_running():
+    for cell in read_notebook().cells:
+        tags = set(cell.metadata.get("tags", []))
+        assert not tags & {"raises-exception", "skip-execution"}, f"{cell.id} has {tags}"
+
+
+def load_notebook_hook():
+    spec = importlib.util.spec_from_file_location("jupyter_script", NOTEBOOK_HOOK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_wraps_each_solution_cell_in_details():
+    from mkdocs_jupyter.nbconvert2 import nb2html
+
+    html = load_notebook_hook().on_post_page(nb2html(str(NOTEBOOK), execute=False), page=None, config=None)
+    hidden = re.findall(r'<details class="notebook-solution">(.*?)</details>', html, re.S)
+    hidden_ids = [cell_id for block in hidden for cell_id in re.findall(r'id="cell-id=([\w-]+)"', block)]
+    assert hidden_ids == list(EXERCISES)
+    assert 'id="cell-id=challenge-engine"' in html  # the engine's run stays visible
+
+
+def test_collapse_solutions_keeps_nested_divs_together():
+    hook = load_notebook_hook()
+    page = '<p>x</p><div class="jp-Cell celltag_solution"><div>a<div>b</div></div></div><div>after</div>'
+    assert hook.collapse_solutions(page) == (
+        "<p>x</p>" + hook.SUMMARY + '<div class="jp-Cell celltag_solution"><div>a<div>b</div></div></div>'
+        "</details><div>after</div>"
+    )
 
 
 def test_torch_check_ran_when_required(executed):
@@ -84,7 +143,7 @@ def test_notebook_runs_without_torch():
     cells = {cell.id: cell for cell in execute(nb).cells}
     for cell_id in TORCH_CELLS:
         assert stdout_of(cells[cell_id]) == SKIPPED + "\n"
-    assert stdout_of(cells["final-asserts"]) == "all 7 gradients check out\n"
+    assert stdout_of(cells["final-asserts"]) == "all 9 gradients check out\n"
 
 
 def test_a_raising_cell_fails_execution():
