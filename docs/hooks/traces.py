@@ -44,7 +44,7 @@ MARKER = re.compile(
 ATTR = re.compile(r'(?P<k>[a-z-]+)="(?P<v>[^"]*)"')
 # A number as a reader or an author writes it: digits, an optional point, an optional - or − sign.
 # docs/javascripts/widgets/format.js parses with the same pattern (tests/test_browser_widgets.py).
-PLAIN_DECIMAL = re.compile(r"[-−]?(?:\d+(?:\.\d*)?|\.\d+)")
+PLAIN_DECIMAL = re.compile(r"[-−]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")  # [0-9]: in Python \d is any Unicode digit
 
 # geometry, in CSS pixels: the graphs are drawn at their natural size (never scaled down, so text
 # stays 12-13 px) inside a container that scrolls sideways on narrow screens
@@ -374,19 +374,20 @@ def _head(n: dict) -> tuple[str, str]:
 
 
 def _legend(*items: str) -> str:
-    return f'<figcaption class="autograd-legend">{"".join(items)}</figcaption>'
+    lis = "".join(f"<li>{i}</li>" for i in items)
+    return f'<figcaption><ul class="autograd-legend" aria-label="Legend">{lis}</ul></figcaption>'
 
 
-LEGEND_CONST = (
-    '<span class="ag-key ag-key--const"></span> dashed box: a constant, a leaf the op made for a plain number'
-)
-LEGEND_FORWARD = '<span class="ag-key ag-key--arrow">→</span> data flows from the children to the node they make'
-LEGEND_BACKWARD = '<span class="ag-key ag-key--arrow ag-key--back">←</span> grad flows from a node back to its children'
-LEGEND_LOCAL = '<span class="ag-key ag-key--label">-3</span> number on an arrow: the local derivative ∂node/∂child'
+KEY = '<span class="ag-key ag-key--{}" aria-hidden="true">{}</span> '
+LEGEND_CONST = KEY.format("const", "") + "dashed box: a constant, a leaf the op made for a plain number"
+LEGEND_FORWARD = KEY.format("arrow", "→") + "data flows from the children to the node they make"
+LEGEND_BACKWARD = KEY.format("arrow", "←") + "grad flows from a node back to its children"
+LEGEND_LOCAL = KEY.format("label", "-3") + "number on an arrow: the local derivative ∂node/∂child"
 
 
 def diagram_forward_backward() -> tuple[str, str]:
-    t = layout(T.trace_preset("linear"))
+    # two lines per box: the expression, then data (forward panel) or grad (backward panel)
+    t = layout(T.trace_preset("linear"), lambda n: [n["expr"], f"data {fmt(n['data'])}", f"grad {fmt(n['grad'])}"], 2)
     head = 24
     body = [
         ARROWS,
