@@ -274,7 +274,8 @@ def test_keyed_self_check_answers_are_engine_grads():
 @pytest.mark.parametrize(
     ("text", "want"),
     [("6", 6.0), ("-1.5", -1.5), ("−3", -3.0), (" 2.50 ", 2.5), (".5", 0.5), ("5.", 5.0), ("0", 0.0)]
-    + [(bad, None) for bad in ["", " ", "0x0A", "1e1", "1,0", "+3", "--3", "1.2.3", "inf", "nan", "½", "3 4", "1_000", "٣"]],
+    + [(bad, None) for bad in ["", " ", "0x0A", "1e1", "1,0", "+3", "--3", "1.2.3", "inf", "nan", "½", "3 4", "1_000"]]
+    + [("٣", None)],  # an Arabic-Indic 3: Python's \\d would take it
 )
 def test_plain_decimal_parsing_is_strict(text, want):
     assert _hook().parse_decimal(text) == want
