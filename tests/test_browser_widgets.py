@@ -58,6 +58,7 @@ AUTHORED = """<div class="autograd-check" {attrs}>
 OPTIONS = "<ol>\n<li>d, a, b, c, x</li>\n<li>d, b, c, a, x</li>\n<li>x, a, b, c, d</li>\n</ol>\n"
 EXTRA = (
     HOOK.render("playground", {"preset": "shared"})
+    + HOOK.render("playground", {"preset": "diamond"})
     + "".join(HOOK.render("diagram", {"diagram": d}) for d in HOOK.DIAGRAMS)
     + HOOK.render_checks(AUTHORED.format(attrs='data-answer="30"', options=""))
     + HOOK.render_checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
@@ -198,8 +199,10 @@ def test_controls_fit_on_one_line_at_1280(watched, base_url, widget_page):
     rows = page.locator(".autograd-controls").all()
     assert rows
     for row in rows:
-        tops = row.evaluate("r => [...r.children].map(c => Math.round(c.getBoundingClientRect().top))")
-        assert len(set(tops)) == 1, (row.inner_text(), tops)
+        tops = row.evaluate(
+            "r => [...r.children].filter(c => c.offsetHeight).map(c => Math.round(c.getBoundingClientRect().top))"
+        )
+        assert max(tops) - min(tops) <= 4, (row.inner_text(), tops)  # one line, not wrapped
 
 
 def test_legend_under_every_graph(watched, base_url, widget_page):
@@ -337,7 +340,7 @@ def test_playground_focus_stays_in_the_widget(watched, base_url, widget_page):
     assert _active_is_not_body(page) == "x"
     pg.locator("button[data-action='engine-order']").focus()
     page.keyboard.press("Enter")
-    assert _active_is_not_body(page) == "run"
+    assert _active_is_not_body(page) == "engine-order"
 
 
 def test_every_playground_order_shown_is_pythons(watched, base_url, widget_page):
@@ -427,12 +430,10 @@ def test_self_check_show_answer_and_choice(watched, base_url, widget_page):
 
 def test_keyed_check_on_a_page_still_works(watched, base_url, site_dir):
     page = watched.page
-    _open(page, base_url, _page_with(site_dir, 'data-question="'))
+    _open(page, base_url, _page_with(site_dir, '<form class="autograd-check"'))
     form = page.locator("form.autograd-check").first
-    key = form.get_attribute("id").removeprefix("ag-check-")
-    q = HOOK._questions()[next(k for k in HOOK._questions() if f"{k}" in form.inner_html() or True)]
     right = float(form.get_attribute("data-answer"))
-    assert key and q
+    assert right in {n["grad"] for name in T.PRESETS for n in T.trace_preset(name)["nodes"]}
     form.locator("input").fill(fmt(right + 1))
     form.locator("input").press("Enter")
     assert form.get_attribute("data-result") == "wrong"
@@ -596,7 +597,7 @@ def test_axe_finds_nothing_in_the_widgets(browser, base_url, site_dir, scheme):
             w.page.add_script_tag(path=str(AXE))
             found = w.page.evaluate(
                 """async (sel) => {
-                     const r = await axe.run({ include: [...document.querySelectorAll(sel)].map((e) => [e]) });
+                     const r = await axe.run(document.querySelectorAll(sel));
                      return r.violations.map((v) => [v.id, v.nodes.length, v.nodes[0].html.slice(0, 120)]);
                    }""",
                 WIDGETS,

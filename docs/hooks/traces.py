@@ -223,7 +223,7 @@ def _check_form(uid: str, question: str, hint: str, explain: str, answer: str, t
             f'<legend>Choose one</legend>{radios}</fieldset><div class="autograd-check__answer">{buttons}</div>'
         )
     return (
-        f'<form class="autograd-check" id="{uid}" {kind} novalidate aria-labelledby="{uid}-title">'
+        f'<form class="autograd-check" id="{uid}" {kind} novalidate>'  # unnamed: not a landmark
         f'<p class="autograd-check__title" id="{uid}-title">Check yourself</p>'
         f'<div class="autograd-check__question">{question}</div>{answer_html}'
         f'<details class="autograd-check__hint"><summary>Hint</summary><div>{hint}</div></details>'

@@ -5,7 +5,6 @@ import { decimalProblem, fmt, h, parseDecimal } from "./format.js";
 
 export function leafEditor(root, { preset, onTrace, onOriginal }) {
   let inputs = [];
-  let busy = false;
   const fields = h("span", { class: "autograd-leaves__fields" });
   const apply = h("button", { type: "submit", class: "ag-btn ag-btn--primary", "data-action": "apply" }, "Apply");
   const original = h("button", { type: "button", class: "ag-btn", "data-action": "original", onclick: () => {
@@ -13,7 +12,7 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
     say("ok", "Back to the page's values.");
   } }, "Page values");
   const status = h("p", { class: "autograd-leaves__status", role: "status", "aria-live": "polite", "data-role": "leaves-status" });
-  const form = h("form", { class: "autograd-leaves", novalidate: true, "aria-label": "Your own leaf values" },
+  const form = h("form", { class: "autograd-leaves", novalidate: true },  // unnamed: a named form is a landmark
     h("span", { class: "autograd-leaves__title" }, "Your own leaf values:"), fields, apply, original, status);
 
   function say(kind, text) {
@@ -30,7 +29,6 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
   }
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    if (busy) return;
     const leaves = {};
     for (const input of inputs) {
       const x = parseDecimal(input.value);
@@ -43,13 +41,11 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
       }
       leaves[input.dataset.leaf] = x;
     }
-    busy = true;
     form.setAttribute("aria-busy", "true");
     say("busy", "Computing with Python…");
     root.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail: { preset: preset(), leaves } }));
   });
   root.mgSetTrace = (trace) => {
-    busy = false;
     form.removeAttribute("aria-busy");
     try {
       onTrace(trace);
@@ -61,7 +57,6 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
     say("ok", `Computed by microgpt's engine in Python with ${given.join(", ")}.`);
   };
   root.mgSetError = (message) => {
-    busy = false;
     form.removeAttribute("aria-busy");
     say("error", String(message));
   };
