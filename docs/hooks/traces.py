@@ -415,8 +415,8 @@ def diagram_local_rules() -> tuple[str, str]:
     t = T.trace_preset("linear")
     n = {x["id"]: x for x in t["nodes"]}
     log = {(s["node"], s["child"]): s for s in t["backward"]}
-    w_node = round(13 * CHAR_W + 18)
-    w, h = 2 * PAD + 2 * w_node + 90, 190
+    w_node = round(max(len(x["expr"]) for x in t["nodes"]) * CHAR_W + 18)
+    w, h = 2 * PAD + 2 * w_node + 130, 190  # 130: room for an edge label such as "local b = -3"
     body = [ARROWS]
     plus, times = t["root"], next(x["id"] for x in t["nodes"] if x["op"] == "*")
     panels = [(plus, "+ copies: each child gets 1 · G"), (times, "· swaps: each gets the other's data · G")]

@@ -123,7 +123,7 @@ export function mountStepper(root) {
   root.setAttribute("role", "group");
   root.setAttribute("aria-label", "Step-through computation graph");
   root.addEventListener("keydown", (ev) => {
-    if (ev.target.closest("input, select, textarea, summary")) return;
+    if (ev.target.closest("input, select, textarea, summary, .autograd-scroll")) return;  // their arrow keys are their own
     const keys = { ArrowRight: () => go(k + 1), ArrowLeft: () => go(k - 1), Home: () => go(0), End: () => go(list.length) };
     if (keys[ev.key] && !ev.altKey && !ev.ctrlKey && !ev.metaKey) { keys[ev.key](); ev.preventDefault(); }
   });
