@@ -88,12 +88,17 @@ def base_url(site_dir):
     server.server_close()
 
 
+_CHROMIUM: dict = {}  # one per test process: two Playwright sync instances cannot run in one thread
+
+
 @pytest.fixture(scope="session")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
+def browser(request):
+    """Chromium, shared by every module that imports this fixture (tests/test_browser_widgets.py does)."""
+    if not _CHROMIUM:
+        p = sync_playwright().start()
+        _CHROMIUM["browser"] = b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        request.config.add_cleanup(lambda: (b.close(), p.stop()))
+    return _CHROMIUM["browser"]
 
 
 class Watched:
