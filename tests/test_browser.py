@@ -1,5 +1,5 @@
-"""The built site in a real browser: pages load clean and offline, math renders, and the interactive
-graphs show exactly the numbers microgpt.trace records from the engine.
+"""The built site in a real browser: pages load clean and offline, math renders, and every widget mounts.
+The interactive graphs themselves are tested in tests/test_browser_widgets.py, with these fixtures.
 
 Needs Debian's Chromium (`apt-get install chromium`, giving /usr/bin/chromium) and the Python package
 playwright (`pip install -e '.[test]'`; never `playwright install`). Without them these tests skip,
@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
-import itertools
 import os
-import re
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
-from microgpt import trace as T
 
 pytestmark = pytest.mark.browser
 
@@ -71,16 +66,6 @@ def _pages() -> list[str]:
 PAGES = _pages()
 
 
-def _load_hook():
-    spec = importlib.util.spec_from_file_location("traces_hook", DOCS / "hooks" / "traces.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-fmt = _load_hook().fmt  # the number format the widgets use (format.js follows the same rule)
-
-
 # ---------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="session")
 def site_dir(request) -> Path:
@@ -103,12 +88,17 @@ def base_url(site_dir):
     server.server_close()
 
 
+_CHROMIUM: dict = {}  # one per test process: two Playwright sync instances cannot run in one thread
+
+
 @pytest.fixture(scope="session")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
+def browser(request):
+    """Chromium, shared by every module that imports this fixture (tests/test_browser_widgets.py does)."""
+    if not _CHROMIUM:
+        p = sync_playwright().start()
+        _CHROMIUM["browser"] = b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        request.config.add_cleanup(lambda: (b.close(), p.stop()))
+    return _CHROMIUM["browser"]
 
 
 class Watched:
@@ -152,12 +142,6 @@ def _page_with(site_dir: Path, marker: str) -> str:
     pytest.fail(f"no page of the site has {marker!r}; place the widget marker on a page (docs/hooks/traces.py)")
 
 
-def _num(text: str) -> float:
-    m = re.search(r"-?\d+(?:\.\d+)?", text)
-    assert m, text
-    return float(m.group())
-
-
 # ---------------------------------------------------------------------------- every page
 @pytest.mark.parametrize("path", PAGES)
 def test_page_loads_offline_with_math_rendered_and_screenshots(browser, base_url, path):
@@ -182,169 +166,3 @@ def test_page_loads_offline_with_math_rendered_and_screenshots(browser, base_url
             assert w.outside == [], f"{path} ({scheme}): requests outside the site {w.outside}"
         finally:
             w.close()
-
-
-# ---------------------------------------------------------------------------- step-through widget
-def _node_texts(page: Page, widget, nid: str) -> tuple[str, str]:
-    g = widget.locator(f"g[data-node='{nid}']")
-    return g.locator("text.ag-data").text_content(), g.locator("text.ag-grad").text_content()
-
-
-@pytest.mark.parametrize("name", ["fab", "relu", "neuron", "square", "diamond"])
-def test_widget_steps_show_the_engine_numbers(watched, base_url, site_dir, name):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-widget"'), wait_until="networkidle")
-    widget = page.locator(".autograd-widget").first
-    widget.locator("select").select_option(name)
-    t = T.preset(name)  # computed here, by the engine, independently of the page
-    nodes = {n["id"]: n for n in t["nodes"]}
-    step = widget.locator("button[data-action='step']")
-    assert widget.get_attribute("data-step") == "0"
-    for k, nid in enumerate(t["forward"], start=1):
-        step.click()
-        assert widget.get_attribute("data-phase") == "forward"
-        data, grad = _node_texts(page, widget, nid)
-        assert _num(data) == pytest.approx(nodes[nid]["data"], abs=5e-5), (name, nid, data)
-        assert _num(grad) == 0  # Value.grad starts at 0
-        assert widget.get_attribute("data-step") == str(k)
-    step.click()  # the seed
-    assert _num(_node_texts(page, widget, t["root"])[1]) == t["seed"]["after"]
-    sentence = widget.locator("[data-role='sentence']")
-    for entry in t["backward"]:
-        step.click()
-        assert widget.get_attribute("data-phase") == "backward"
-        _, grad = _node_texts(page, widget, entry["child"])
-        assert _num(grad) == pytest.approx(entry["after"], abs=5e-5), (name, entry, grad)
-        said = sentence.text_content()
-        assert f"goes {fmt(entry['before'])} → {fmt(entry['after'])}" in said, said
-    assert step.is_disabled()
-    for nid, n in nodes.items():
-        assert _num(_node_texts(page, widget, nid)[1]) == pytest.approx(n["grad"], abs=5e-5), (name, nid)
-    edge_labels = {
-        e.get_attribute("data-edge"): e.locator("text.ag-edge-label").text_content()
-        for e in widget.locator("g.ag-edge-group").all()
-    }
-    for e in t["edges"]:
-        assert _num(edge_labels[f"{e['node']}-{e['index']}"]) == pytest.approx(e["local_grad"], abs=5e-5)
-
-
-def test_widget_keyboard_back_reset_and_run_all(watched, base_url, site_dir):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-widget"'), wait_until="networkidle")
-    widget = page.locator(".autograd-widget").first
-    widget.locator("select").select_option("diamond")
-    t = T.preset("diamond")
-    total = len(t["forward"]) + 1 + len(t["backward"])
-    widget.focus()
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    assert widget.get_attribute("data-step") == "2"
-    page.keyboard.press("ArrowLeft")
-    assert widget.get_attribute("data-step") == "1"
-    page.keyboard.press("End")
-    assert widget.get_attribute("data-step") == str(total)
-    assert _num(_node_texts(page, widget, "a")[1]) == 15
-    widget.locator("button[data-action='reset']").click()
-    assert widget.get_attribute("data-step") == "0"
-    widget.locator("button[data-action='run-all']").click()
-    assert widget.get_attribute("data-step") == str(total)
-
-
-# ---------------------------------------------------------------------------- playground
-def _run_order(page: Page, pg, order: list[str]) -> str:
-    clear = pg.locator("button[data-action='clear']")
-    if not clear.is_disabled():
-        clear.click()
-    for nid in order:
-        pg.locator(f"button[data-place='{nid}']").click()
-    pg.locator("button[data-action='run']").click()
-    return pg.locator("[data-role='result']").text_content()
-
-
-def test_playground_reports_15_or_the_lost_path(watched, base_url, site_dir):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-playground"'), wait_until="networkidle")
-    pg = page.locator(".autograd-playground").first
-    t = T.preset("diamond")
-    engine_order = [v for v in reversed(t["topo"]) if not v.startswith("k")]
-    said = _run_order(page, pg, engine_order)
-    assert pg.get_attribute("data-result") == "15" and said.startswith("a.grad = 15, the right answer"), said
-    for order in (["b", "d", "c", "a"], ["c", "d", "b", "a"], ["a", "b", "c", "d"]):
-        want = T.replay(t, order)["a"]
-        said = _run_order(page, pg, order)
-        assert float(pg.get_attribute("data-result")) == want != 15
-        assert said.startswith(f"a.grad = {fmt(want)}, not 15"), said
-        for via in ("b", "c"):
-            lost = order.index(via) < order.index("d")
-            assert (f"d → {via} → a delivered" in said) == lost, (order, said)
-    page.locator("button[data-action='engine-order']").first.click()
-    pg.locator("button[data-action='run']").click()
-    assert pg.get_attribute("data-result") == "15"
-
-
-def test_playground_replay_agrees_with_python_for_every_order(watched, base_url, site_dir):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-playground"'), wait_until="networkidle")
-    t = T.preset("diamond")
-    orders = [list(o) for o in itertools.permutations(["a", "b", "c", "d"])]
-    js = page.evaluate(
-        """async ([t, orders]) => {
-             const m = await import('/javascripts/widgets/playground.js');
-             return orders.map((o) => m.replay(t, o).grad);
-           }""",
-        [t, orders],
-    )
-    assert js == [T.replay(t, o) for o in orders]
-
-
-# ---------------------------------------------------------------------------- self-checks and diagrams
-def test_self_check_accepts_the_right_answer_and_rejects_a_wrong_one(watched, base_url, site_dir):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-check"'), wait_until="networkidle")
-    answers = {
-        "fab-a": ("fab", "a"),
-        "fab-b": ("fab", "b"),
-        "neuron-w1": ("neuron", "w1"),
-        "diamond-a": ("diamond", "a"),
-    }
-    form = page.locator("form.autograd-check").first
-    preset, node = answers[form.get_attribute("data-question")]
-    right = {n["id"]: n["grad"] for n in T.preset(preset)["nodes"]}[node]
-    form.locator("input").fill(str(right + 1))
-    form.locator("button").click()
-    assert form.get_attribute("data-result") == "wrong"
-    form.locator("input").fill(fmt(right))
-    form.locator("button").click()
-    assert form.get_attribute("data-result") == "right"
-    assert form.locator(".autograd-check__feedback").text_content().startswith("Right.")
-
-
-def test_diagrams_show_the_engine_numbers(watched, base_url, site_dir):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-diagram"'), wait_until="networkidle")
-    t = T.preset("linear")
-    want = {
-        "forward-backward": [f"{k} {fmt(n[k])}" for n in t["nodes"] for k in ("grad", "data")],
-        "grad-bars": [f"{n['label']}.grad = {fmt(n['grad'])}" for n in t["nodes"]],
-        "local-rules": [f"+= {fmt(b['local_grad'] * b['upstream'])}" for b in t["backward"]],
-    }
-    figures = page.locator("figure.autograd-diagram").all()
-    assert figures
-    for fig in figures:
-        text = fig.locator("svg").text_content()
-        for s in want[fig.get_attribute("data-diagram")]:
-            assert s in text, (fig.get_attribute("data-diagram"), s, text)
-
-
-def test_js_number_format_matches_the_hook(watched, base_url, site_dir):
-    page = watched.page
-    page.goto(base_url + _page_with(site_dir, 'class="autograd-widget"'), wait_until="networkidle")
-    xs = sorted(
-        {x for name in T.PRESETS for n in T.preset(name)["nodes"] for x in (n["data"], n["grad"])}
-        | {0.5, -0.5, 1e-5, -1e-5, 0.12345, 2.00004, -1.99996}
-    )
-    js = page.evaluate(
-        "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map((x) => m.fmt(x)); }",
-        xs,
-    )
-    assert js == [fmt(x) for x in xs]

@@ -1,19 +1,40 @@
-"""The traces embedded in the site agree with the engine they were recorded from."""
+"""The traces embedded in the site agree with the engine they were recorded from.
 
+The recorder is site-only (docs/hooks/autograd_trace.py, copied into the built site for the
+browser's Python); it is imported here from there, as the build and the browser import it.
+"""
+
+import ast
+import html
+import importlib.util
 import itertools
 import json
+import math
+import re
+import sys
+from pathlib import Path
 
 import pytest
 
-from microgpt import trace as T
 from microgpt.engine import Value
 
+HOOKS = Path(__file__).resolve().parent.parent / "docs" / "hooks"
+
+
+def _load(name: str, file: str):
+    spec = importlib.util.spec_from_file_location(name, HOOKS / file)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+T = _load("autograd_trace", "autograd_trace.py")
 NAMES = list(T.PRESETS)
 
 
 def _engine_grads(name: str) -> dict[str, float]:
     """Rebuild a preset with plain Values, run backward(), and read .grad by node id."""
-    t = T.preset(name)
+    t = T.trace_preset(name)
     # rebuild the same graph from the trace's forward order and expressions, independently of trace.py
     values: dict[str, Value] = {}
     ops = {"+": lambda x, y: x + y, "*": lambda x, y: x * y}
@@ -31,19 +52,19 @@ def _engine_grads(name: str) -> dict[str, float]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_trace_is_json_and_round_trips(name):
-    t = T.preset(name)
+    t = T.trace_preset(name)
     assert json.loads(json.dumps(t)) == t
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_grads_equal_value_grad_after_backward(name):
-    t = T.preset(name)
+    t = T.trace_preset(name)
     assert {n["id"]: n["grad"] for n in t["nodes"]} == _engine_grads(name)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_topo_is_a_valid_topological_order(name):
-    t = T.preset(name)
+    t = T.trace_preset(name)
     ids = [n["id"] for n in t["nodes"]]
     assert sorted(t["topo"]) == sorted(ids) and t["topo"][-1] == t["root"]
     pos = {v: i for i, v in enumerate(t["topo"])}
@@ -53,7 +74,7 @@ def test_topo_is_a_valid_topological_order(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_forward_order_computes_children_first(name):
-    t = T.preset(name)
+    t = T.trace_preset(name)
     pos = {v: i for i, v in enumerate(t["forward"])}
     for e in t["edges"]:
         assert pos[e["child"]] < pos[e["node"]]
@@ -62,7 +83,7 @@ def test_forward_order_computes_children_first(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_backward_log_follows_reverse_topological_order(name):
     # the log was recorded from Value.backward() itself; its visits must be reversed(topo), skipping leaves
-    t = T.preset(name)
+    t = T.trace_preset(name)
     leaves = {n["id"] for n in t["nodes"] if n["leaf"]}
     visits = [e["node"] for i, e in enumerate(t["backward"]) if i == 0 or t["backward"][i - 1]["node"] != e["node"]]
     assert visits == [v for v in reversed(t["topo"]) if v not in leaves]
@@ -71,7 +92,7 @@ def test_backward_log_follows_reverse_topological_order(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_plus_equals_log_replays_to_the_final_grads(name):
-    t = T.preset(name)
+    t = T.trace_preset(name)
     grad = {n["id"]: 0 for n in t["nodes"]}
     assert t["seed"] == {"node": t["root"], "before": 0, "after": 1}
     grad[t["root"]] = t["seed"]["after"]
@@ -85,63 +106,237 @@ def test_plus_equals_log_replays_to_the_final_grads(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_replay_in_engine_order_matches_the_engine(name):
-    t = T.preset(name)
-    assert T.replay(t, list(reversed(t["topo"]))) == {n["id"]: n["grad"] for n in t["nodes"]}
+    t = T.trace_preset(name)
+    assert T.replay(t, list(reversed(t["topo"])))[0] == {n["id"]: n["grad"] for n in t["nodes"]}
 
 
 def test_diamond_replay_gives_15_only_when_d_comes_before_b_and_c():
-    t = T.preset("diamond")
+    t = T.trace_preset("diamond")
     for order in itertools.permutations(["a", "b", "c", "d"]):
         ok = order.index("d") < order.index("b") and order.index("d") < order.index("c")
-        assert (T.replay(t, list(order))["a"] == 15) == ok, order
-    assert T.replay(t, ["b", "d", "c", "a"])["a"] == 9  # the path through b lost its 6
+        assert (T.replay(t, list(order))[0]["a"] == 15) == ok, order
+    assert T.replay(t, ["b", "d", "c", "a"])[0]["a"] == 9  # the path through b lost its 6
+    assert T.replay(t, ["d", "a", "b", "c"])[0]["a"] == 15  # a is a leaf: visiting it early pushes nothing
+
+
+def _is_reverse_topological(t: dict, order: list[str]) -> bool:
+    pos = {v: i for i, v in enumerate(order)}
+    return all(pos[e["node"]] < pos[e["child"]] for e in t["edges"] if e["child"] in pos)
+
+
+def test_shared_interior_node_x_grad_is_30_exactly_for_orders_that_visit_a_after_b_and_c():
+    t = T.trace_preset("shared")
+    assert {n["id"]: n["data"] for n in t["nodes"] if not n["const"]} == {"x": 1, "a": 2, "b": 3, "c": 6, "d": 18}
+    assert {n["id"]: n["grad"] for n in t["nodes"]}["x"] == 30
+    right = 0
+    for order in map(list, itertools.permutations(T.movable(t))):
+        x = T.replay(t, order)[0]["x"]
+        # a must be visited after both its users, and b, c after d; x's own place does not matter
+        complete = all(order.index(u) < order.index(v) for u, v in [("d", "b"), ("d", "c"), ("b", "a"), ("c", "a")])
+        assert (x == 30) == complete, (order, x)
+        right += complete
+        if _is_reverse_topological(t, order):
+            assert x == 30, order
+    assert right == 10  # x anywhere among 5 places, times d first and a after b and c (2 ways)
+    assert T.replay(t, ["d", "b", "a", "c", "x"])[0]["x"] == 12  # a passed on 6 before c added its 9
+
+
+@pytest.mark.parametrize("name", [n for n, p in T.PRESETS.items() if p[2]])
+def test_playground_orders_table_is_the_replay_of_every_order(name):
+    t = T.trace_preset(name)
+    ids = [n["id"] for n in t["nodes"]]
+    orders = [list(o) for o in itertools.permutations(T.movable(t))]
+    assert sorted(t["orders"]) == sorted(",".join(o) for o in orders)
+    for order in orders:
+        grad, seen = T.replay(t, order)
+        assert t["orders"][",".join(order)] == [[grad[i] for i in ids], [seen[i] for i in order]]
 
 
 def test_seed_numbers():
-    g = {n: {x["id"]: x["grad"] for x in T.preset(n)["nodes"]} for n in NAMES}
-    assert (g["fab"]["a"], g["fab"]["b"], g["fab"]["c"]) == (10, 10, -1)
+    g = {n: {x["id"]: x["grad"] for x in T.trace_preset(n)["nodes"]} for n in NAMES}
+    assert (g["fab"]["a"], g["fab"]["b"], g["fab"]["d"]) == (10, 10, -1)
     assert g["neuron"]["w1"] == pytest.approx(1.0) and g["neuron"]["w2"] == 0
     assert g["square"]["a"] == 6 and g["diamond"]["a"] == 15
-    assert (g["linear"]["a"], g["linear"]["b"], g["linear"]["c"]) == (-3, 2, 1)
+    assert (g["linear"]["a"], g["linear"]["b"], g["linear"]["d"]) == (-3, 2, 1)
+    assert (g["relu"]["a"], g["relu"]["b"], g["relu"]["d"], g["relu"]["c"], g["relu"]["e"]) == (-3, 2, 1, 1, 1)
+    assert g["shared"]["x"] == 30
 
 
-def test_trace_restores_plain_values():
+def test_trace_leaves_the_graph_as_backward_leaves_it():
     a = Value(2.0)
     f = a * a
-    T.trace(f, [("a", a, "leaf", "a"), ("f", f, "*", "f = a · a")])
-    assert type(a) is Value and type(f) is Value and a.grad == 4.0
+    T.trace(f, [("a", a), ("f", f, "*", "f = a · a")])
+    assert type(a) is Value and type(f) is Value and a.grad == 4.0 and f.grad == 1
+
+
+def test_trace_refuses_a_graph_that_already_ran_backward():
+    a = Value(2.0)
+    f = a * a
+    f.backward()
+    with pytest.raises(ValueError, match="afresh"):
+        T.trace(f, [("a", a), ("f", f, "*", "f = a · a")])
+
+
+def test_a_log_that_disagrees_with_backward_is_refused(monkeypatch):
+    # if Value.backward() changed its rule (here: it forgets to accumulate), the log must not pretend
+    def assigns(self):
+        topo = T.topological_order(self)
+        self.grad = 1
+        for v in reversed(topo):
+            for child, local_grad in zip(v._children, v._local_grads):
+                child.grad = local_grad * v.grad
+
+    monkeypatch.setattr(Value, "backward", assigns)
+    with pytest.raises(RuntimeError, match="disagrees with Value.backward"):
+        T.trace_preset("diamond")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_preset_leaf_ids_are_its_parameters(name):
+    t = T.trace_preset(name)
+    leaves = [n["id"] for n in t["nodes"] if n["leaf"] and not n["const"]]
+    assert leaves == list(T.default_leaves(name))
+    assert {n["id"]: n["data"] for n in t["nodes"] if n["id"] in leaves} == T.default_leaves(name)
+
+
+def test_trace_preset_takes_new_leaf_values_and_recomputes_with_the_engine():
+    t = T.trace_preset("relu", {"a": 1.5, "d": -20.0})
+    a, b, d = Value(1.5), Value(-3), Value(-20.0)
+    f = (a * b + d).relu()
+    f.backward()
+    got = {n["id"]: (n["data"], n["grad"]) for n in t["nodes"]}
+    assert got["a"] == (a.data, a.grad) and got["b"] == (b.data, b.grad) and got["d"] == (d.data, d.grad)
+    assert got["f"] == (f.data, 1) and got["a"][1] == 0  # e < 0: relu passes nothing back
+    assert T.trace_preset("relu", {}) == T.trace_preset("relu")
+
+
+@pytest.mark.parametrize(
+    ("leaves", "message"),
+    [
+        ({"z": 1.0}, "no leaf 'z'"),
+        ({"a": "2"}, "finite number"),
+        ({"a": True}, "finite number"),
+        ({"a": math.nan}, "finite number"),
+        ({"a": math.inf}, "finite number"),
+        ({"a": 1e200, "b": 1e200}, "overflow"),
+    ],
+)
+def test_trace_preset_refuses_bad_leaves_with_a_message(leaves, message):
+    with pytest.raises(ValueError, match=message):
+        T.trace_preset("relu", leaves)
+
+
+def test_recorder_imports_only_microgpt_and_the_standard_library():
+    # the browser's Python has the microgpt wheel and the standard library, nothing else
+    tree = ast.parse((HOOKS / "autograd_trace.py").read_text(encoding="utf-8"))
+    roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
+    assert roots - {"__future__", "microgpt"} <= set(sys.stdlib_module_names), roots
+
+
+def test_nothing_in_the_package_imports_the_recorder():
+    pkg = HOOKS.parent.parent / "microgpt"
+    assert not (pkg / "trace.py").exists()
+    for f in pkg.glob("*.py"):
+        assert "trace" not in {a.name for a in ast.walk(ast.parse(f.read_text(encoding="utf-8")))
+                               if isinstance(a, ast.alias)}, f  # fmt: skip
 
 
 def test_unnamed_computed_node_is_refused():
     a = Value(1.0)
     f = (a + 1) * 2
     with pytest.raises(ValueError, match="not named"):
-        T.trace(f, [("a", a, "leaf", "a"), ("f", f, "*", "f")])
+        T.trace(f, [("a", a), ("f", f, "*", "f")])
 
 
 def test_unknown_preset_names_the_choices():
-    with pytest.raises(KeyError, match="diamond"):
-        T.preset("nope")
+    with pytest.raises(ValueError, match="diamond"):
+        T.trace_preset("nope")
 
 
 def _hook():
-    import importlib.util
-    from pathlib import Path
-
     pytest.importorskip("mkdocs")
-    path = Path(__file__).resolve().parent.parent / "docs" / "hooks" / "traces.py"
-    spec = importlib.util.spec_from_file_location("traces_hook", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    sys.path.insert(0, str(HOOKS))  # as mkdocs does while it loads a hook
+    try:
+        return _load("traces_hook", "traces.py")
+    finally:
+        sys.path.remove(str(HOOKS))
 
 
-def test_self_check_answers_are_engine_grads():
+def test_keyed_self_check_answers_are_engine_grads():
     hook = _hook()
     for key, q in hook._questions().items():
         html = hook.render_check(key)
-        want = {n["id"]: n["grad"] for n in T.preset(q["preset"])["nodes"]}[q["node"]]
+        want = {n["id"]: n["grad"] for n in T.trace_preset(q["preset"])["nodes"]}[q["node"]]
         assert f'data-answer="{want!r}"' in html
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("6", 6.0), ("-1.5", -1.5), ("−3", -3.0), (" 2.50 ", 2.5), (".5", 0.5), ("5.", 5.0), ("0", 0.0)]
+    + [(bad, None) for bad in ["", " ", "0x0A", "1e1", "1,0", "+3", "--3", "1.2.3", "inf", "nan", "½", "3 4", "1_000"]]
+    + [("٣", None)],  # an Arabic-Indic 3: Python's \\d would take it
+)
+def test_plain_decimal_parsing_is_strict(text, want):
+    assert _hook().parse_decimal(text) == want
+
+
+CHECK = """<div class="autograd-check" {attrs}>
+<p><strong>Predict first.</strong> With <span class="arithmatex">\\(a = 3\\)</span>, what is it?</p>
+{options}<div class="check-hint">
+<p>Look at <code>a</code>.</p>
+</div>
+<div class="check-explain">
+<p>Two paths each carry 3: 6.</p>
+</div>
+</div>"""
+OPTIONS = "<ol>\n<li>d, a, b, c</li>\n<li>d, b, c, a</li>\n</ol>\n"
+
+
+def test_authored_number_check_becomes_a_form_with_its_parts():
+    hook = _hook()
+    out = hook.render_checks("<p>before</p>" + CHECK.format(attrs='data-answer="6"', options="") + "<p>after</p>")
+    assert out.startswith("<p>before</p><form") and out.endswith("</form><p>after</p>")
+    assert 'data-answer="6"' in out and 'data-tolerance="6.000000000000001e-09"' in out
+    assert '<span class="arithmatex">' in out and "<code>a</code>" in out
+    assert re.search(r'<div class="autograd-check__explain"[^>]*hidden>.*Two paths', out)
+    assert re.search(r"<details class=\"autograd-check__hint\"><summary>Hint</summary>.*Look at", out)
+    assert 'role="status" aria-live="polite"' in out and 'type="text" inputmode="decimal"' in out
+
+
+def test_authored_choice_check_gets_one_radio_per_option():
+    out = _hook().render_checks(CHECK.format(attrs='data-choice="2"', options=OPTIONS))
+    assert 'data-choice="2"' in out and "<ol>" not in out
+    assert re.findall(r'type="radio" name="[^"]+" value="(\d)"', out) == ["1", "2"]
+    assert "d, b, c, a</span>" in out
+
+
+@pytest.mark.parametrize(
+    ("attrs", "options", "message"),
+    [
+        ("", "", "exactly one of data-answer"),
+        ('data-answer="6" data-choice="1"', OPTIONS, "exactly one of data-answer"),
+        ('data-answer="0x0A"', "", "not a plain decimal"),
+        ('data-answer="1e1"', "", "not a plain decimal"),
+        ('data-answer="6" data-tolerance="a bit"', "", "data-tolerance"),
+        ('data-choice="3"', OPTIONS, "1 to 2"),
+        ('data-choice="0"', OPTIONS, "1 to 2"),
+        ('data-choice="2"', "", "ordered list"),
+    ],
+)
+def test_malformed_self_check_fails_the_build(attrs, options, message):
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match=message):
+        _hook().render_checks(CHECK.format(attrs=attrs, options=options))
+
+
+def test_self_check_without_hint_or_explanation_fails_the_build():
+    from mkdocs.exceptions import PluginError
+
+    bare = '<div class="autograd-check" data-answer="6">\n<p>What is it?</p>\n</div>'
+    with pytest.raises(PluginError, match="check-hint"):
+        _hook().render_checks(bare)
 
 
 def test_hook_refuses_unknown_markers():
@@ -150,9 +345,45 @@ def test_hook_refuses_unknown_markers():
     hook = _hook()
     for kind, attrs in [
         ("widget", {"preset": "nope"}),
-        ("check", {"question": "nope"}),
+        ("playground", {"preset": "neuron"}),  # too many orders to tabulate; not a playground preset
         ("diagram", {"diagram": "nope"}),
         ("gadget", {}),
     ]:
         with pytest.raises(PluginError):
             hook.render(kind, attrs)
+    with pytest.raises(PluginError, match="unknown question"):
+        hook.render_checks('<div class="autograd-check" data-question="nope"></div>')
+
+
+def test_playground_embeds_the_recorders_trace_with_every_order():
+    hook = _hook()
+    out = hook.render("playground", {"preset": "shared"})
+    embedded = json.loads(html.unescape(re.search(r"data-trace='([^']*)'", out)[1]))
+    t = T.trace_preset("shared")
+    # the same trace, plus the positions the hook adds to it, its nodes and its edges
+    same = {k: embedded[k] for k in t}
+    for part in ("nodes", "edges"):
+        same[part] = [{k: got[k] for k in want} for got, want in zip(same[part], t[part], strict=True)]
+    assert same == t
+    assert {"width", "height"} <= embedded.keys() and {"x", "y"} <= embedded["nodes"][0].keys()
+
+
+@pytest.mark.parametrize("name", ["forward-backward", "local-rules", "grad-bars", "forward-graph", "shared"])
+def test_diagrams_are_svg_with_the_engine_numbers(name):
+    out = _hook().render("diagram", {"diagram": name})
+    assert out.startswith(f'<figure class="autograd-diagram" data-diagram="{name}">') and "<svg" in out
+    preset = {"forward-graph": "relu", "shared": "shared"}.get(name, "linear")
+    t = T.trace_preset(preset)
+    fmt = _hook().fmt
+    shown = [f"data {fmt(n['data'])}" for n in t["nodes"]] if name == "forward-graph" else []
+    shown += [f"grad {fmt(n['grad'])}" for n in t["nodes"]] if name in ("forward-backward", "shared") else []
+    shown += [f"{n['label']}.grad = {fmt(n['grad'])}" for n in t["nodes"]] if name == "grad-bars" else []
+    shown += [f"+= {fmt(b['local_grad'] * b['upstream'])}" for b in t["backward"]] if name == "local-rules" else []
+    assert shown
+    for s in shown:
+        assert html.escape(s) in out, (name, s)
+
+
+def test_the_build_serves_the_recorder_source(tmp_path):
+    _hook().on_post_build({"site_dir": str(tmp_path)})
+    assert (tmp_path / "py" / "autograd_trace.py").read_bytes() == (HOOKS / "autograd_trace.py").read_bytes()

@@ -5,19 +5,70 @@ export function fmt(x) {
   return s === "-0" ? "0" : s;
 }
 
+// A number as a reader types it: digits, an optional point, an optional - or − sign. Nothing else:
+// no 0x0A, no 1e1, no 1,0. docs/hooks/traces.py's PLAIN_DECIMAL is the same pattern.
+const PLAIN_DECIMAL = /^[-−]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
+export const DECIMAL_HELP = "Type a number in plain decimal notation: digits, an optional minus sign and decimal point, such as 2.5 or −3.";
+
+export function parseDecimal(text) {
+  const s = String(text).trim();
+  return PLAIN_DECIMAL.test(s) ? Number(s.replace("−", "-")) : null;
+}
+
+// Why a text is not accepted, quoting it as typed (callers put this in textContent, never in HTML).
+export function decimalProblem(text) {
+  const s = String(text).trim();
+  return s === "" ? `Nothing typed yet. ${DECIMAL_HELP}` : `“${s}” is not a plain decimal number. ${DECIMAL_HELP}`;
+}
+
 // Parse the data-* JSON the build embedded; the browser never computes a gradient of its own.
 export function readJSON(el, name) {
   return JSON.parse(el.dataset[name]);
 }
 
+const SVG_TAGS = ["svg", "g", "rect", "text", "line", "path", "defs", "marker", "title", "tspan"];
+
 export function h(tag, attrs = {}, ...kids) {
-  const svg = ["svg", "g", "rect", "text", "line", "path", "defs", "marker", "title", "tspan"].includes(tag);
-  const el = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
+  const el = SVG_TAGS.includes(tag) ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined) el.append(kid);
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
   return el;
+}
+
+// After an action disables the focused button (Run all, Reset, Clear, a place button that disappears),
+// focus moves to the first enabled control of `preferred` instead of falling to <body>.
+export function keepFocus(root, preferred) {
+  const a = document.activeElement;
+  if (a && a !== document.body && !(root.contains(a) && a.disabled)) return;
+  const next = preferred.find((b) => b && b.isConnected && !b.disabled);
+  if (next) next.focus();
+}
+
+// A scroll container for a graph drawn at its natural size: focusable and labelled only while it
+// really overflows, with a visible "scroll sideways" note under it.
+export function watchScroll(box) {
+  if (box.dataset.watched) return;
+  box.dataset.watched = "true";
+  const hint = h("p", { class: "autograd-scroll-hint", hidden: true }, "⇆ Scroll sideways (or focus the graph and use the arrow keys) to see all of it.");
+  box.after(hint);
+  const update = () => {
+    const over = box.scrollWidth > box.clientWidth + 1;
+    box.toggleAttribute("data-overflow", over);
+    hint.hidden = !over;
+    if (over) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", "Graph, wider than the page: scroll sideways");
+    } else {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("role");
+      box.removeAttribute("aria-label");
+    }
+  };
+  new ResizeObserver(update).observe(box);
+  update();
 }

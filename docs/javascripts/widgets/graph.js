@@ -1,54 +1,51 @@
-// Draw a trace (nodes with x, y from the build; edges with local grads) as SVG, and update it per step.
+// Draw a laid-out trace (node centres and edge paths from docs/hooks/traces.py) as SVG, and repaint
+// it per step. During the backward pass the arrows turn round: grad flows from a node to its children.
 import { fmt, h } from "./format.js";
 
-const W = 124, H = 56;
 let uid = 0;
+
+function marker(id, cls) {
+  return h("marker", {
+    id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 10, markerHeight: 10,
+    markerUnits: "userSpaceOnUse", orient: "auto-start-reverse",
+  }, h("path", { d: "M0,0L10,5L0,10z", class: cls }));
+}
 
 export function drawGraph(trace) {
   const id = `ag${++uid}`;
+  const W = trace.node_w, H = trace.node_h;
   const nodes = Object.fromEntries(trace.nodes.map((n) => [n.id, n]));
   const svg = h("svg", {
-    class: "autograd-svg", viewBox: `0 0 ${trace.width} ${trace.height}`, role: "img",
-    "aria-label": `Computation graph of ${trace.title}`,
+    class: "autograd-svg", width: trace.width, height: trace.height, viewBox: `0 0 ${trace.width} ${trace.height}`,
+    role: "img", "aria-label": `Computation graph of ${trace.title}`,
   });
-  svg.append(h("defs", {}, h("marker", {
-    id: `${id}-arrow`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7,
-    orient: "auto-start-reverse",
-  }, h("path", { d: "M0,0L10,5L0,10z", class: "ag-arrowhead" }))));
+  svg.append(h("defs", {}, marker(`${id}-arrow`, "ag-arrowhead"), marker(`${id}-arrow-active`, "ag-arrowhead ag-arrowhead--active")));
   const edgeEls = {}, nodeEls = {};
-  // several edges between the same pair (a · a) are bent apart
-  const pairs = {};
-  for (const e of trace.edges) (pairs[`${e.node}|${e.child}`] ??= []).push(e);
   for (const e of trace.edges) {
-    const a = nodes[e.child], b = nodes[e.node];
-    const same = pairs[`${e.node}|${e.child}`];
-    const bend = same.length > 1 ? (same.indexOf(e) - (same.length - 1) / 2) * 44 : 0;
-    const x1 = a.x + W / 2, y1 = a.y, x2 = b.x - W / 2, y2 = b.y;
-    const mx = (x1 + x2) / 2, my = (y1 + y2) / 2 + bend;
-    const path = h("path", {
-      d: `M${x1},${y1} Q${mx},${my + bend} ${x2},${y2}`, class: "ag-edge", "marker-end": `url(#${id}-arrow)`,
-    });
-    const label = h("text", { x: mx, y: my - 5, "text-anchor": "middle", class: "ag-edge-label" }, "");
-    const g = h("g", { class: "ag-edge-group", "data-edge": `${e.node}-${e.index}` },
-      h("title", {}, `∂${nodes[e.node].label}/∂${a.label} = ${fmt(e.local_grad)}`), path, label);
-    edgeEls[`${e.node}-${e.index}`] = { g, label, edge: e };
+    const path = h("path", { d: e.path, class: "ag-edge" });
+    const label = h("text", { x: e.lx, y: e.ly, "text-anchor": "middle", class: "ag-edge-label" }, "");
+    const key = `${e.node}-${e.index}`;
+    const g = h("g", { class: "ag-edge-group", "data-edge": key },
+      h("title", {}, `∂${nodes[e.node].label}/∂${nodes[e.child].label} = ${fmt(e.local_grad)}`), path, label);
+    edgeEls[key] = { g, path, label, edge: e };
     svg.append(g);
   }
   for (const n of trace.nodes) {
     const top = n.y - H / 2;
-    const data = h("text", { x: n.x, y: top + 33, "text-anchor": "middle", class: "ag-data" }, "");
-    const grad = h("text", { x: n.x, y: top + 49, "text-anchor": "middle", class: "ag-grad" }, "");
+    const line = (k, cls, s) => h("text", { x: n.x, y: top + 19 + 17 * k, "text-anchor": "middle", class: cls }, s);
+    const data = line(1, "ag-data", ""), grad = line(2, "ag-grad", "");
+    const badge = h("text", { x: n.x - W / 2, y: top - 6, class: "ag-badge" }, "visiting");
     const g = h("g", { class: `ag-node-group${n.const ? " ag-const" : ""}`, "data-node": n.id },
-      h("rect", { x: n.x - W / 2, y: top, width: W, height: H, rx: 8, class: "ag-node" }),
-      h("text", { x: n.x, y: top + 16, "text-anchor": "middle", class: "ag-expr" }, n.const ? `${n.label} (constant)` : n.expr),
-      data, grad);
+      h("rect", { x: n.x - W / 2, y: top, width: W, height: H, rx: 7, class: "ag-node" }),
+      line(0, "ag-expr", n.const ? `${n.label} (constant)` : n.expr), data, grad, badge);
     nodeEls[n.id] = { g, data, grad };
     svg.append(g);
   }
-  return { svg, nodeEls, edgeEls };
+  return { svg, nodeEls, edgeEls, arrow: `url(#${id}-arrow)`, arrowActive: `url(#${id}-arrow-active)` };
 }
 
-// state: {data: Set of computed ids, grad: {id: number}, touched: Set, active: {nodes: [], edges: []}}
+// state: {data: Set of computed ids, grad: {id: number}, touched: Set, backward: bool,
+//         active: {nodes: [], edges: [], visiting: id}}
 export function paint(view, trace, state) {
   for (const n of trace.nodes) {
     const el = view.nodeEls[n.id];
@@ -60,8 +57,41 @@ export function paint(view, trace, state) {
     el.g.classList.toggle("ag-active", state.active.nodes.includes(n.id));
     el.g.classList.toggle("ag-visiting", state.active.visiting === n.id);
   }
+  view.svg.classList.toggle("ag-backward", Boolean(state.backward));
   for (const [key, el] of Object.entries(view.edgeEls)) {
+    const active = state.active.edges.includes(key);
     el.label.textContent = state.data.has(el.edge.node) ? fmt(el.edge.local_grad) : "";
-    el.g.classList.toggle("ag-active", state.active.edges.includes(key));
+    el.g.classList.toggle("ag-active", active);
+    // forward: the arrowhead at the node the child feeds; backward: at the child the grad goes to
+    const head = active ? view.arrowActive : view.arrow;
+    el.path.setAttribute(state.backward ? "marker-start" : "marker-end", head);
+    el.path.removeAttribute(state.backward ? "marker-end" : "marker-start");
+    el.g.dataset.flow = state.backward ? "backward" : "forward";
   }
+}
+
+// A trace computed by Python for new leaf values has the same nodes and edges as the one the build
+// laid out; it takes over that layout (positions only; every number comes from the new trace).
+export function withLayout(fresh, laid) {
+  const pos = Object.fromEntries(laid.nodes.map((n) => [n.id, n]));
+  const geo = Object.fromEntries(laid.edges.map((e) => [`${e.node}-${e.index}`, e]));
+  const same = fresh.nodes.length === laid.nodes.length && fresh.edges.length === laid.edges.length &&
+    fresh.nodes.every((n) => pos[n.id]) && fresh.edges.every((e) => geo[`${e.node}-${e.index}`]);
+  if (!same) throw new Error(`the trace for ${fresh.name} does not have the graph this widget drew`);
+  return {
+    ...fresh, width: laid.width, height: laid.height, node_w: laid.node_w, node_h: laid.node_h,
+    nodes: fresh.nodes.map((n) => ({ ...n, x: pos[n.id].x, y: pos[n.id].y })),
+    edges: fresh.edges.map((e) => { const g = geo[`${e.node}-${e.index}`]; return { ...e, path: g.path, lx: g.lx, ly: g.ly }; }),
+  };
+}
+
+// What the pictures mean; the same words under every graph.
+export function legend(extra = []) {
+  const item = (cls, key, text) => h("li", {}, h("span", { class: `ag-key ${cls}`, "aria-hidden": "true" }, key), " ", text);
+  return h("ul", { class: "autograd-legend", "aria-label": "Legend" },
+    item("ag-key--const", "", "dashed box: a constant the op made for a plain number"),
+    item("ag-key--active", "", "thick box and arrow: what this step changed"),
+    item("ag-key--tag", "visiting", "the node whose children receive grad now"),
+    item("ag-key--arrow", "→ ←", "arrows point the way values flow: data to the parent, then grad back to the children"),
+    ...extra);
 }

@@ -1,4 +1,5 @@
 // Entry point: mount every widget the build placed on the page, again after each instant navigation.
+import { watchScroll } from "./format.js";
 import { mountCheck } from "./check.js";
 import { mountPlayground } from "./playground.js";
 import { mountStepper } from "./stepper.js";
@@ -7,9 +8,10 @@ const MOUNTS = [
   [".autograd-widget", mountStepper],
   [".autograd-playground", mountPlayground],
   ["form.autograd-check", mountCheck],
+  [".autograd-diagram .autograd-scroll", watchScroll],
 ];
 
-function mountAll() {
+export function mountAll() {
   for (const [selector, mount] of MOUNTS) {
     for (const el of document.querySelectorAll(selector)) {
       if (el.dataset.mounted) continue;

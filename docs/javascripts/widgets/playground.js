@@ -1,95 +1,135 @@
-// Visit-order playground for the diamond. Running an order replays the engine's own rule,
-// child.grad += local_grad * node.grad, with the local grads the engine recorded in the trace.
-import { fmt, h, readJSON } from "./format.js";
-import { drawGraph, paint } from "./graph.js";
+// Visit-order playground. The reader places the nodes in an order; the playground judges whether it
+// is a reverse topological order (every node visited before its children, i.e. after every node
+// that uses it) and shows what the engine's rule, child.grad += local_grad * node.grad, gives in
+// that order. Those grads were computed in Python for every order (trace.orders, from
+// autograd_trace.with_orders); the page only looks them up.
+import { fmt, h, keepFocus, readJSON, watchScroll } from "./format.js";
+import { drawGraph, legend, paint, withLayout } from "./graph.js";
+import { leafEditor } from "./leaves.js";
 
-// the same loop as microgpt.trace.replay (tests/test_browser.py checks they agree)
-export function replay(t, order) {
-  const grad = Object.fromEntries(t.nodes.map((n) => [n.id, 0]));
-  const seen = {};  // each node's grad at the moment it was visited
-  grad[t.root] = 1;
-  for (const id of order) {
-    seen[id] = grad[id];
-    for (const e of t.edges) if (e.node === id) grad[e.child] += e.local_grad * grad[id];
-  }
-  return { grad, seen };
+// Is `order` a reverse topological order of the placed nodes? Returns the edges it breaks.
+export function judge(t, order) {
+  const pos = Object.fromEntries(order.map((id, i) => [id, i]));
+  return t.edges.filter((e) => e.child in pos && pos[e.child] < pos[e.node]);
 }
 
-// which visits pushed too early, and what they cost the target leaf
-export function lostPaths(t, order, target) {
-  const N = Object.fromEntries(t.nodes.map((n) => [n.id, n]));
-  const { seen } = replay(t, order);
-  const out = [];
-  for (const e of t.edges) {
-    if (e.child !== target || seen[e.node] === N[e.node].grad) continue;
-    const late = t.edges.filter((u) => u.child === e.node && order.indexOf(u.node) > order.indexOf(e.node)).map((u) => u.node);
-    out.push({ via: e.node, late, got: e.local_grad * seen[e.node], want: e.local_grad * N[e.node].grad });
-  }
-  return out;
+// The looked-up replay: every node's grad at the end, and what each node held when it was visited.
+export function lookup(t, order) {
+  const [grads, seen] = t.orders[order.join(",")];
+  return {
+    grad: Object.fromEntries(t.nodes.map((n, i) => [n.id, grads[i]])),
+    seen: Object.fromEntries(order.map((id, i) => [id, seen[i]])),
+  };
+}
+
+// right and wrong differ in icon, words and colour, not in colour alone
+function verdict(ok, lead, text) {
+  return h("p", { class: `ag-verdict ag-verdict--${ok ? "ok" : "bad"}` },
+    h("span", { class: "ag-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"), " ", h("strong", {}, `${lead}: `), text);
 }
 
 export function mountPlayground(root) {
-  const t = readJSON(root, "trace");
-  const N = Object.fromEntries(t.nodes.map((n) => [n.id, n]));
-  const target = t.forward[0];  // a, the leaf whose gradient we want
-  const movable = t.forward.filter((id) => !N[id].const);
-  const right = N[target].grad;
+  const original = readJSON(root, "trace");
+  let t = original, N, movable, target, view;
   let order = [];
-  const view = drawGraph(t);
-  const placed = h("span", { class: "autograd-order", role: "list", "aria-label": "Visit order, first to last" });
-  const pool = h("div", { class: "autograd-pool" });
-  const result = h("p", { class: "autograd-result", role: "status", "aria-live": "polite", "data-role": "result" });
-  const run = h("button", { type: "button", class: "md-button md-button--primary", "data-action": "run", onclick: () => go() }, "Run backward in this order");
-  const undo = h("button", { type: "button", class: "md-button", "data-action": "undo", onclick: () => { order.pop(); show(); } }, "Undo");
-  const clear = h("button", { type: "button", class: "md-button", "data-action": "clear", onclick: () => { order = []; show(); } }, "Clear");
-  const engine = h("button", {
-    type: "button", class: "md-button", "data-action": "engine-order",
-    onclick: () => { order = [...t.topo].reverse().filter((id) => movable.includes(id)); show(); },
-  }, "Use the engine's order");
+  const stage = h("div", { class: "autograd-scroll" });
+  const placed = h("ol", { class: "autograd-order", "aria-label": "Visit order, first to last" });
+  const pool = h("div", { class: "autograd-pool", role: "group", "aria-label": "Nodes still to place" });
+  const result = h("div", { class: "autograd-result", role: "status", "aria-live": "polite", "data-role": "result" });
+  const act = (fn, preferred) => () => { fn(); keepFocus(root, preferred()); };
+  const run = h("button", { type: "button", class: "ag-btn ag-btn--primary", "data-action": "run", onclick: () => go() }, "Run backward in this order");
+  const undo = h("button", { type: "button", class: "ag-btn", "data-action": "undo" }, "Undo");
+  const clear = h("button", { type: "button", class: "ag-btn", "data-action": "clear" }, "Clear");
+  const engine = h("button", { type: "button", class: "ag-btn", "data-action": "engine-order" }, "Use the engine's order");
+  const firstPlace = () => [pool.querySelector("button"), run];
+  undo.addEventListener("click", act(() => { order.pop(); show(); }, firstPlace));
+  clear.addEventListener("click", act(() => { order = []; show(); }, firstPlace));
+  engine.addEventListener("click", act(() => { order = [...t.topo].reverse().filter((id) => movable.includes(id)); show(); }, () => [run]));
+  const help = h("p", { class: "autograd-help" });
+  const editor = leafEditor(root, {
+    preset: () => t.name,
+    onTrace: (fresh) => load(withLayout(fresh, original)),
+    onOriginal: () => load(original),
+  });
 
+  function load(trace) {
+    const shown = root.dataset.result !== undefined;
+    t = trace;
+    N = Object.fromEntries(t.nodes.map((n) => [n.id, n]));
+    movable = t.forward.filter((id) => !N[id].const);
+    target = t.forward[0];  // the first leaf: the gradient the order decides
+    const consts = t.nodes.filter((n) => n.const).map((n) => n.label);
+    help.textContent = `Seed ${N[t.root].label}.grad = 1, then visit the nodes in the order you place them; each visit runs ` +
+      `child.grad += local · node.grad for the node's children.` +
+      (consts.length ? ` The constants ${consts.join(", ")} are leaves the ops made; they have no children, so they are left out.` : "");
+    view = drawGraph(t);
+    stage.replaceChildren(view.svg);
+    editor.show(t);
+    show();
+    if (shown && order.length === movable.length) go();
+  }
   function fresh() {
-    return { data: new Set(t.nodes.map((n) => n.id)), grad: Object.fromEntries(t.nodes.map((n) => [n.id, 0])), touched: new Set(), active: { nodes: [], edges: [] } };
+    return { data: new Set(t.nodes.map((n) => n.id)), grad: Object.fromEntries(t.nodes.map((n) => [n.id, 0])), touched: new Set(), active: { nodes: [], edges: [] }, backward: true };
+  }
+  function place(id) {
+    order.push(id);
+    show();
   }
   function show() {
-    placed.replaceChildren(...order.map((id, i) => h("span", { role: "listitem", class: "autograd-chip" }, `${i + 1}. ${N[id].expr}`)));
-    pool.replaceChildren(...movable.filter((id) => !order.includes(id)).map((id) =>
-      h("button", { type: "button", class: "md-button", "data-place": id, onclick: () => { order.push(id); show(); } }, `place ${N[id].label}`)));
+    placed.replaceChildren(...order.map((id) => h("li", { class: "autograd-chip" }, N[id].expr)));
+    const left = movable.filter((id) => !order.includes(id));
+    pool.replaceChildren(...left.map((id) =>
+      h("button", { type: "button", class: "ag-btn", "data-place": id, onclick: act(() => place(id), () => [pool.querySelector("button"), run]) }, `place ${N[id].label}`)));
     run.disabled = order.length !== movable.length;
     undo.disabled = clear.disabled = order.length === 0;
-    result.textContent = order.length === movable.length ? "Press Run." : `Place ${movable.length - order.length} more node(s).`;
+    result.replaceChildren(h("p", {}, order.length === movable.length ? "Press Run." : `Place ${left.length} more node${left.length === 1 ? "" : "s"}.`));
     delete root.dataset.result;
+    delete root.dataset.valid;
+    delete root.dataset.grad;
     paint(view, t, fresh());
   }
   function go() {
-    const { grad } = replay(t, order);
+    const { grad, seen } = lookup(t, order);
     const s = fresh();
     s.grad = grad;
-    s.touched = new Set(order.flatMap((id) => t.edges.filter((e) => e.node === id).map((e) => e.child)).concat([t.root]));
+    s.touched = new Set([t.root, ...order.flatMap((id) => t.edges.filter((e) => e.node === id).map((e) => e.child))]);
     s.active = { nodes: [target], edges: [] };
     paint(view, t, s);
-    const got = grad[target];
-    root.dataset.result = String(got);
-    const a = N[target].label;
-    if (got === right) {
-      result.textContent = `${a}.grad = ${fmt(got)}, the right answer: every node was visited after all the nodes that push into it, ` +
-        "so each one passed on its complete gradient (a reverse topological order).";
-      return;
+    const L = (id) => N[id].label;
+    const got = grad[target], want = N[target].grad;  // want: what backward() gave when Python recorded the trace
+    const broken = judge(t, order);
+    root.dataset.valid = String(broken.length === 0);
+    root.dataset.result = got === want ? "right" : "wrong";
+    root.dataset.grad = String(got);
+    const orderLine = broken.length === 0
+      ? verdict(true, "Valid order", "a reverse topological order: each node is visited after every node that uses it.")
+      : verdict(false, "Invalid order", "not a reverse topological order: " +
+        broken.map((e) => `${L(e.child)} comes before ${L(e.node)}, which uses it`).join("; ") + ".");
+    let gradText;
+    if (got === want) {
+      const early = [...new Set(broken.map((e) => e.child))];
+      gradText = `${L(target)}.grad = ${fmt(got)}, what backward() gives.` + (early.length
+        ? ` The nodes visited too early (${early.map(L).join(", ")}) had nothing missing yet to pass on` +
+          (early.every((id) => N[id].leaf) ? ": a leaf has no children to push to." : ".")
+        : "");
+    } else {
+      // which visits passed on a grad that was not complete yet, and who had not pushed into them
+      const short = order.filter((id) => !N[id].leaf && seen[id] !== N[id].grad).map((id) => {
+        const late = t.edges.filter((e) => e.child === id && order.indexOf(e.node) > order.indexOf(id)).map((e) => L(e.node));
+        return `${L(id)} was visited holding ${L(id)}.grad = ${fmt(seen[id])}, not ${fmt(N[id].grad)}` +
+          (late.length ? ` (${[...new Set(late)].join(" and ")} had not pushed into it yet)` : " (what reached it was already short)");
+      });
+      gradText = `${L(target)}.grad = ${fmt(got)}, but backward() gives ${fmt(want)}: ${short.join("; ")}. ` +
+        `The += is fine; the order is not.`;
     }
-    const lost = lostPaths(t, order, target).map((p) => {
-      const from = p.late.map((u) => N[u].label).join(" and ");
-      return `the path ${[t.root, p.via, target].map((id) => N[id].label).join(" → ")} delivered ${fmt(p.got)} instead of ${fmt(p.want)}, ` +
-        `because ${N[p.via].label} was visited before ${from} pushed into it`;
-    });
-    result.textContent = `${a}.grad = ${fmt(got)}, not ${fmt(right)}: ${lost.join("; ")}. ` +
-      `The += on ${a} is fine; the order is not. (Visiting a leaf such as ${a} pushes nothing, so its place does not matter.)`;
+    result.replaceChildren(orderLine, verdict(got === want, got === want ? "Right result" : "Wrong result", gradText));
   }
   root.replaceChildren(
-    h("p", { class: "autograd-help" }, `Seed ${N[t.root].label}.grad = 1, then visit the nodes in the order you place them; ` +
-      "each visit runs child.grad += local · node.grad for its children. The constants 1 and 3 are leaves and push nothing, so they are left out."),
-    view.svg,
-    h("div", { class: "autograd-controls" }, h("span", {}, "Click to place: "), pool),
-    h("div", { class: "autograd-controls" }, h("span", {}, "Visit order: "), placed),
+    help, stage, legend(),
+    h("div", { class: "autograd-controls" }, h("span", {}, "Place next:"), pool),
+    h("div", { class: "autograd-controls" }, h("span", {}, "Visit order:"), placed),
     h("div", { class: "autograd-controls" }, run, undo, clear, engine),
-    result);
-  show();
+    result, editor.form);
+  watchScroll(stage);
+  load(original);
 }

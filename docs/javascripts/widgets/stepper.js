@@ -1,7 +1,8 @@
 // Step-through widget: the forward pass fills data leaves-to-root, then the engine's backward pass
 // replays its recorded += one at a time. Every number shown is read from the embedded trace.
-import { fmt, h, readJSON } from "./format.js";
-import { drawGraph, paint } from "./graph.js";
+import { fmt, h, keepFocus, readJSON, watchScroll } from "./format.js";
+import { drawGraph, legend, paint, withLayout } from "./graph.js";
+import { leafEditor } from "./leaves.js";
 
 function steps(t) {
   const out = t.forward.map((id) => ({ kind: "forward", id }));
@@ -15,7 +16,7 @@ const num = (x) => (x < 0 ? `(${fmt(x)})` : fmt(x));
 function sentence(t, step, done) {
   const N = Object.fromEntries(t.nodes.map((n) => [n.id, n]));
   const L = (id) => N[id].label;
-  if (!step) return "Press Step (or the → key) to run the forward pass: leaves first, then each node from its children.";
+  if (!step) return "Press Step to run the forward pass: leaves first, then each node from its children.";
   if (step.kind === "forward") {
     const n = N[step.id];
     if (n.const) return `The constant ${n.label} becomes a leaf Value of its own, data ${fmt(n.data)}.`;
@@ -40,7 +41,7 @@ function sentence(t, step, done) {
 }
 
 function stateAt(t, list, k) {
-  const s = { data: new Set(), grad: {}, touched: new Set(), active: { nodes: [], edges: [] } };
+  const s = { data: new Set(), grad: {}, touched: new Set(), active: { nodes: [], edges: [] }, backward: false };
   for (const n of t.nodes) s.grad[n.id] = 0;
   for (let i = 0; i < k; i++) {
     const st = list[i], last = i === k - 1;
@@ -48,6 +49,7 @@ function stateAt(t, list, k) {
       s.data.add(st.id);
       if (last) s.active = { nodes: [st.id], edges: t.edges.filter((e) => e.node === st.id).map((e) => `${e.node}-${e.index}`) };
     } else if (st.kind === "seed") {
+      s.backward = true;
       s.grad[t.root] = t.seed.after;
       s.touched.add(t.root);
       if (last) s.active = { nodes: [t.root], edges: [] };
@@ -61,36 +63,54 @@ function stateAt(t, list, k) {
 }
 
 export function mountStepper(root) {
-  const traces = readJSON(root, "traces");
-  let t, list, k, view;
-  const select = h("select", { "aria-label": "Graph" },
+  const original = readJSON(root, "traces");
+  const traces = { ...original };
+  let t, list, k = 0, view;
+  const select = h("select", { "aria-label": "Graph", "data-role": "preset" },
     Object.values(traces).map((tr) => h("option", { value: tr.name }, tr.title)));
-  const btn = (label, key, fn) => h("button", { type: "button", class: "md-button", "data-action": key, onclick: fn }, label);
+  // a button that disables itself (Run all at the end, Reset at step 0) hands focus on instead of dropping it
+  const btn = (label, key, fn) => h("button", { type: "button", class: "ag-btn", "data-action": key, onclick: () => {
+    fn();
+    keepFocus(root, k === list.length ? [back, reset] : [step, all]);
+  } }, label);
   const back = btn("◀ Back", "back", () => go(k - 1));
   const step = btn("Step ▶", "step", () => go(k + 1));
   const all = btn("Run all ▶▶", "run-all", () => go(list.length));
   const reset = btn("Reset", "reset", () => go(0));
   const status = h("p", { class: "autograd-phase", "data-role": "phase" });
   const say = h("p", { class: "autograd-sentence", role: "status", "aria-live": "polite", "data-role": "sentence" });
-  const stage = h("div", { class: "autograd-stage" });
+  const stage = h("div", { class: "autograd-scroll" });
   const help = h("p", { class: "autograd-help" },
-    "Edge labels are local derivatives ∂node/∂child, stored by the forward pass. Keys: → step, ← back, Home reset, End run all.");
+    "Numbers on the arrows are local derivatives ∂node/∂child, stored by the forward pass.",
+    h("span", { class: "autograd-keys" }, " Keys: → step, ← back, Home reset, End run all."));
+  const editor = leafEditor(root, {
+    preset: () => t.name,
+    onTrace: (fresh) => {
+      traces[fresh.name] = withLayout(fresh, original[fresh.name]);
+      if (fresh.name === t.name) load(fresh.name, k);
+    },
+    onOriginal: () => {
+      traces[t.name] = original[t.name];
+      load(t.name, k);
+    },
+  });
 
-  function load(name) {
+  function load(name, at = 0) {
     t = traces[name];
     list = steps(t);
     view = drawGraph(t);
     stage.replaceChildren(view.svg);
     select.value = name;
     root.dataset.current = name;
-    go(0);
+    editor.show(t);
+    go(at);
   }
   function go(n) {
     k = Math.max(0, Math.min(list.length, n));
     paint(view, t, stateAt(t, list, k));
     const st = list[k - 1];
     const phase = !st ? "ready" : st.kind === "forward" ? "forward" : "backward";
-    status.textContent = `Step ${k} of ${list.length} · ${phase}`;
+    status.textContent = `Step ${k} of ${list.length} · ${phase === "ready" ? "ready" : `${phase} pass`}`;
     root.dataset.step = String(k);
     root.dataset.phase = phase;
     say.textContent = sentence(t, st, k === list.length);
@@ -103,12 +123,13 @@ export function mountStepper(root) {
   root.setAttribute("role", "group");
   root.setAttribute("aria-label", "Step-through computation graph");
   root.addEventListener("keydown", (ev) => {
-    if (ev.target === select) return;
+    if (ev.target.closest("input, select, textarea, summary, .autograd-scroll")) return;  // their arrow keys are their own
     const keys = { ArrowRight: () => go(k + 1), ArrowLeft: () => go(k - 1), Home: () => go(0), End: () => go(list.length) };
-    if (keys[ev.key]) { keys[ev.key](); ev.preventDefault(); }
+    if (keys[ev.key] && !ev.altKey && !ev.ctrlKey && !ev.metaKey) { keys[ev.key](); ev.preventDefault(); }
   });
   root.replaceChildren(
-    h("div", { class: "autograd-controls" }, h("label", {}, "Graph ", select), back, step, all, reset, status),
-    stage, say, help);
+    h("div", { class: "autograd-controls" }, h("label", {}, "Graph ", select), back, step, all, reset),
+    status, stage, say, legend(), editor.form, help);
+  watchScroll(stage);
   load(root.dataset.preset in traces ? root.dataset.preset : Object.keys(traces)[0]);
 }

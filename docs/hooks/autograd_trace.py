@@ -1,0 +1,264 @@
+"""Record a Value graph and its backward pass as plain data, for the site's interactive graphs.
+
+Site-only: the build (docs/hooks/traces.py) embeds these traces in the pages and copies this very
+file to <site root>/py/autograd_trace.py, where the in-browser Python imports it to recompute a
+graph with the reader's own leaf values (trace_preset). It needs only microgpt and the standard
+library.
+
+The gradients are the engine's own: trace() runs Value.backward() and reads .grad. The step-by-step
+log of `child.grad += local_grad * v.grad` is that same loop run again over a dictionary, in the
+engine's order (reversed topological_order), and it must end with exactly the numbers backward()
+left in .grad; if engine.py ever changes its loop, trace() says so instead of showing a wrong log.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+from collections.abc import Callable
+
+from microgpt.engine import Value, topological_order
+
+# (id, value) for a leaf, (id, value, op, expression) for a computed node, in forward order
+Named = tuple[str, Value] | tuple[str, Value, str, str]
+
+
+def _plus_equals_log(root: Value, topo: list[Value]) -> tuple[dict, list[tuple[Value, int, float, float, float]]]:
+    """Value.backward()'s loop over a dictionary: the seed and each += as (node, k, node's grad, before, after)."""
+    grad = {v: 0 for v in topo}
+    seed = {"before": grad[root], "after": 1}
+    grad[root] = 1
+    log = []
+    for v in reversed(topo):
+        for k, (child, local_grad) in enumerate(zip(v._children, v._local_grads)):
+            before = grad[child]
+            grad[child] += local_grad * grad[v]
+            log.append((v, k, grad[v], before, grad[child]))
+    if any(grad[v] != v.grad for v in topo):
+        raise RuntimeError("the logged loop disagrees with Value.backward(); did engine.py change its loop?")
+    return seed, log
+
+
+def trace(root: Value, named: list[Named], name: str = "", title: str = "") -> dict:
+    """Run root.backward() and record the graph as JSON-ready data.
+
+    named lists the nodes in the order the forward pass made them: ("a", a) for a leaf, and
+    ("e", e, "+", "e = c + d") for a computed node. Leaves not listed (constants such as the 1 in
+    a + 1) get ids k0, k1, ... The Values must be fresh: every .grad still 0.
+    """
+    ids: dict[Value, str] = {}
+    info: dict[str, dict] = {}
+    forward: list[str] = []
+    constants = 0
+    for entry in named:
+        nid, value = entry[0], entry[1]
+        op, expr = entry[2:] if len(entry) == 4 else ("leaf", nid)
+        if value in ids:
+            raise ValueError(f"{nid} is the same node as {ids[value]}")
+        for v in topological_order(value):
+            if v in ids:
+                continue
+            if v is value:
+                vid, about = nid, {"label": nid, "op": op, "expr": expr, "const": False}
+            elif v._children:
+                raise ValueError(f"a computed node used by {nid} is not named; list it before {nid}")
+            else:
+                vid = f"k{constants}"
+                constants += 1
+                about = {"label": repr(v.data), "op": "const", "expr": f"constant {v.data!r}", "const": True}
+            if vid in info:
+                raise ValueError(f"duplicate id {vid}")
+            ids[v] = vid
+            info[vid] = about
+            forward.append(vid)
+    topo = topological_order(root)
+    if any(v not in ids for v in topo) or ids.get(root) != forward[-1]:
+        raise ValueError("named must end with the root and cover the whole graph")
+    if any(v.grad != 0 for v in topo):
+        raise ValueError("the graph has run backward() before; build it afresh")
+
+    root.backward()  # the engine's own backward pass fills every .grad
+    seed, log = _plus_equals_log(root, topo)
+
+    nodes = [
+        {
+            "id": ids[v],
+            **info[ids[v]],
+            "data": v.data,
+            "grad": v.grad,
+            "leaf": not v._children,
+            "children": [ids[c] for c in v._children],
+        }
+        for v in sorted(topo, key=lambda v: forward.index(ids[v]))
+    ]
+    edges = [
+        {"node": ids[v], "child": ids[c], "index": k, "local_grad": g}
+        for v in topo
+        for k, (c, g) in enumerate(zip(v._children, v._local_grads))
+    ]
+    backward = [
+        {
+            "node": ids[v],
+            "child": ids[v._children[k]],
+            "index": k,
+            "local_grad": v._local_grads[k],
+            "upstream": upstream,
+            "before": before,
+            "after": after,
+        }
+        for v, k, upstream, before, after in log
+    ]
+    return {
+        "name": name,
+        "title": title,
+        "root": ids[root],
+        "nodes": nodes,
+        "edges": edges,
+        "forward": forward,
+        "topo": [ids[v] for v in topo],
+        "seed": {"node": ids[root], **seed},
+        "backward": backward,
+    }
+
+
+def replay(t: dict, order: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """The engine's rule, child.grad += local_grad * node.grad, visiting the nodes of t in the given order.
+
+    Returns every node's grad at the end, and each visited node's grad at the moment it was visited
+    (what it passed on to its children).
+    """
+    grad = {n["id"]: 0 for n in t["nodes"]}
+    grad[t["root"]] = 1
+    seen = {}
+    for vid in order:
+        seen[vid] = grad[vid]
+        for e in t["edges"]:
+            if e["node"] == vid:
+                grad[e["child"]] += e["local_grad"] * grad[vid]
+    return grad, seen
+
+
+def movable(t: dict) -> list[str]:
+    """The nodes a reader places in the visit-order playground: all but the constants, in forward order."""
+    const = {n["id"] for n in t["nodes"] if n["const"]}
+    return [i for i in t["forward"] if i not in const]
+
+
+def with_orders(t: dict) -> dict:
+    """Add t["orders"]: for every order of the movable nodes, replay()'s grads (in t["nodes"] order) and
+    the grad each node held when visited (in the order's own order). The playground only looks them up."""
+    ids = [n["id"] for n in t["nodes"]]
+    orders = {}
+    for order in itertools.permutations(movable(t)):
+        grad, seen = replay(t, list(order))
+        orders[",".join(order)] = [[grad[i] for i in ids], [seen[i] for i in order]]
+    return {**t, "orders": orders}
+
+
+# ---------------------------------------------------------------------------- presets
+# Each preset builds its graph from its leaf values; the defaults are the values the pages use, and
+# a reader may replace any of them (trace_preset). The letters follow the site's running example.
+def _relu(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
+    a, b, d = Value(a), Value(b), Value(d)
+    c = a * b
+    e = c + d
+    f = e.relu()
+    return [("a", a), ("b", b), ("d", d), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d"),
+            ("f", f, "relu", "f = relu(e)")]  # fmt: skip
+
+
+def _linear(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
+    a, b, d = Value(a), Value(b), Value(d)
+    c = a * b
+    e = c + d
+    return [("a", a), ("b", b), ("d", d), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d")]
+
+
+def _fab(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
+    a, b, d = Value(a), Value(b), Value(d)
+    e = a + b
+    f = e * d
+    return [("a", a), ("b", b), ("d", d), ("e", e, "+", "e = a + b"), ("f", f, "*", "f = e · d")]
+
+
+def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, b: float = 6.8813735870195432) -> list[Named]:
+    x1, w1, x2, w2, b = Value(x1), Value(w1), Value(x2), Value(w2), Value(b)
+    x1w1 = x1 * w1
+    x2w2 = x2 * w2
+    s = x1w1 + x2w2
+    n = s + b
+    o = n.tanh()
+    return [("x1", x1), ("w1", w1), ("x2", x2), ("w2", w2), ("b", b),
+            ("x1w1", x1w1, "*", "x1w1 = x1 · w1"), ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
+            ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + b"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
+
+
+def _square(a: float = 3) -> list[Named]:
+    a = Value(a)
+    f = a * a
+    return [("a", a), ("f", f, "*", "f = a · a")]
+
+
+def _diamond(a: float = 2) -> list[Named]:
+    a = Value(a)
+    b = a + 1
+    c = a * 3
+    d = b * c
+    return [("a", a), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"), ("d", d, "*", "d = b · c")]
+
+
+def _shared(x: float = 1) -> list[Named]:
+    x = Value(x)
+    a = 2 * x
+    b = a + 1
+    c = a * 3
+    d = b * c
+    return [("x", x), ("a", a, "*", "a = 2x"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"),
+            ("d", d, "*", "d = b · c")]  # fmt: skip
+
+
+# name: (title, graph builder, whether the visit-order playground can show it). Menu order.
+PRESETS: dict[str, tuple[str, Callable[..., list[Named]], bool]] = {
+    "relu": ("relu(a · b + d)", _relu, False),
+    "linear": ("a · b + d", _linear, False),
+    "fab": ("(a + b) · d", _fab, False),
+    "neuron": ("tanh neuron", _neuron, False),
+    "square": ("a · a", _square, False),
+    "diamond": ("diamond, a shared leaf", _diamond, True),
+    "shared": ("shared interior node a", _shared, True),
+}
+
+
+def default_leaves(name: str) -> dict[str, float]:
+    """The preset's leaf values as the pages show them."""
+    params = inspect.signature(PRESETS[name][1]).parameters.values()
+    return {p.name: p.default for p in params}
+
+
+def _number(name: str, x: object) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ValueError(f"leaf {name} must be a finite number, not {x!r}")
+    return x
+
+
+def trace_preset(name: str, leaves: dict[str, float] | None = None) -> dict:
+    """A fresh trace of preset `name`, with any of its leaves set to new values (the rest keep the defaults).
+
+    This is what the pages embed (with leaves=None) and what the browser's Python returns when a
+    reader applies new leaf values. Bad input raises ValueError with a message for the reader.
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+    title, build, playground = PRESETS[name]
+    values = default_leaves(name)
+    for leaf, x in (leaves or {}).items():
+        if leaf not in values:
+            raise ValueError(f"{name} has no leaf {leaf!r}; its leaves are {', '.join(values)}")
+        values[leaf] = _number(leaf, x)
+    named = build(**values)
+    t = trace(named[-1][1], named, name, title)
+    numbers = [x for n in t["nodes"] for x in (n["data"], n["grad"])] + [e["local_grad"] for e in t["edges"]]
+    if not all(math.isfinite(x) for x in numbers):
+        raise ValueError("these leaf values overflow a float; try smaller numbers")
+    return with_orders(t) if playground else t

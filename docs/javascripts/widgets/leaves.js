@@ -1,0 +1,64 @@
+// "Your own leaf values": number inputs for a graph's leaves and an Apply button. The widget never
+// computes the new values itself: Apply dispatches mg:leaves, and whoever runs Python (the site's
+// in-browser Python module) answers with el.mgSetTrace(trace) or el.mgSetError(message).
+import { decimalProblem, fmt, h, parseDecimal } from "./format.js";
+
+export function leafEditor(root, { preset, onTrace, onOriginal }) {
+  let inputs = [];
+  const fields = h("span", { class: "autograd-leaves__fields" });
+  const apply = h("button", { type: "submit", class: "ag-btn ag-btn--primary", "data-action": "apply" }, "Apply");
+  const original = h("button", { type: "button", class: "ag-btn", "data-action": "original", onclick: () => {
+    onOriginal();
+    say("ok", "Back to the page's values.");
+  } }, "Page values");
+  const status = h("p", { class: "autograd-leaves__status", role: "status", "aria-live": "polite", "data-role": "leaves-status" });
+  const form = h("form", { class: "autograd-leaves", novalidate: true },  // unnamed: a named form is a landmark
+    h("span", { class: "autograd-leaves__title" }, "Your own leaf values:"), fields, apply, original, status);
+
+  function say(kind, text) {
+    status.dataset.kind = kind;
+    status.replaceChildren(...(kind === "error" ? [h("span", { class: "ag-icon", "aria-hidden": "true" }, "✗ "), text] : [text]));
+  }
+  function show(trace) {
+    const leaves = trace.nodes.filter((n) => n.leaf && !n.const);
+    inputs = leaves.map((n) => h("input", {
+      type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", size: 6,
+      value: fmt(n.data), "data-leaf": n.id, id: `${root.id || "ag"}-${trace.name}-${n.id}`,
+    }));
+    fields.replaceChildren(...leaves.map((n, i) => h("label", { class: "autograd-leaf" }, `${n.label} =`, " ", inputs[i])));
+  }
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const leaves = {};
+    for (const input of inputs) {
+      const x = parseDecimal(input.value);
+      input.toggleAttribute("aria-invalid", x === null);
+      if (x === null) {
+        say("error", `${input.dataset.leaf}: ${decimalProblem(input.value)}`);
+        input.focus();
+        input.select();
+        return;
+      }
+      leaves[input.dataset.leaf] = x;
+    }
+    form.setAttribute("aria-busy", "true");
+    say("busy", "Computing with Python…");
+    root.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail: { preset: preset(), leaves } }));
+  });
+  root.mgSetTrace = (trace) => {
+    form.removeAttribute("aria-busy");
+    try {
+      onTrace(trace);
+    } catch (err) {
+      say("error", String(err.message || err));
+      return;
+    }
+    const given = trace.nodes.filter((n) => n.leaf && !n.const).map((n) => `${n.label} = ${fmt(n.data)}`);
+    say("ok", `Computed by microgpt's engine in Python with ${given.join(", ")}.`);
+  };
+  root.mgSetError = (message) => {
+    form.removeAttribute("aria-busy");
+    say("error", String(message));
+  };
+  return { form, show };
+}

@@ -1,0 +1,608 @@
+"""The interactive graphs and self-checks in a real browser: they show exactly the numbers the engine
+records (docs/hooks/autograd_trace.py), judge visit orders as Python does, parse answers strictly,
+stay readable (SVG text, contrast, axe-core) at 390 and 1280 px in both schemes, and keep focus.
+
+Uses the browser fixtures of tests/test_browser.py: skips without Chromium or playwright, except with
+CI=true, where it fails. Widgets that no page uses yet (the shared playground, authored checks, the
+new diagrams) are rendered by the build hook here and mounted on a built page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import test_browser as B
+
+# the shared browser fixtures: a built site served on 127.0.0.1, Chromium, and a watched page
+site_dir, base_url, browser, watched = B.site_dir, B.base_url, B.browser, B.watched
+Watched, _page_with = B.Watched, B._page_with
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOKS = ROOT / "docs" / "hooks"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WIDGETS = ".autograd-widget, .autograd-playground, form.autograd-check, figure.autograd-diagram"
+
+
+def _load(name: str, file: str):
+    sys.path.insert(0, str(HOOKS))  # as mkdocs does while it loads a hook
+    try:
+        spec = importlib.util.spec_from_file_location(name, HOOKS / file)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    finally:
+        sys.path.remove(str(HOOKS))
+
+
+T = _load("autograd_trace", "autograd_trace.py")
+HOOK = _load("traces_hook", "traces.py")
+fmt = HOOK.fmt  # the number format the widgets use (format.js follows the same rule)
+
+AUTHORED = """<div class="autograd-check" {attrs}>
+<p><strong>Predict first.</strong> In the shared graph, what is <code>x.grad</code>?</p>
+{options}<div class="check-hint">
+<p>Look at how many users <code>a</code> has.</p>
+</div>
+<div class="check-explain">
+<p>a collects 6 + 9 = 15 and passes 2 · 15 on.</p>
+</div>
+</div>"""
+OPTIONS = "<ol>\n<li>d, a, b, c, x</li>\n<li>d, b, c, a, x</li>\n<li>x, a, b, c, d</li>\n</ol>\n"
+EXTRA = (
+    HOOK.render("playground", {"preset": "shared"})
+    + HOOK.render("playground", {"preset": "diamond"})
+    + "".join(HOOK.render("diagram", {"diagram": d}) for d in HOOK.DIAGRAMS)
+    + HOOK.render_checks(AUTHORED.format(attrs='data-answer="30"', options=""))
+    + HOOK.render_checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
+)
+
+
+def _num(text: str) -> float:
+    m = re.search(r"-?\d+(?:\.\d+)?", text)
+    assert m, text
+    return float(m.group())
+
+
+def _open(page, base_url: str, path: str, extra: bool = False) -> None:
+    """Load a built page; with extra, also mount the widgets no page uses yet, at the end of the article."""
+    page.goto(base_url + path, wait_until="networkidle")
+    if extra:
+        page.evaluate(
+            """async (html) => {
+                 document.querySelector('article').insertAdjacentHTML('beforeend', `<div id="extra">${html}</div>`);
+                 (await import('/javascripts/widgets/index.js')).mountAll();
+               }""",
+            EXTRA,
+        )
+    page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
+
+
+@pytest.fixture
+def widget_page(site_dir):
+    return _page_with(site_dir, 'class="autograd-widget"')
+
+
+# ---------------------------------------------------------------------------- step-through widget
+def _node_texts(widget, nid: str) -> tuple[str, str]:
+    g = widget.locator(f"g[data-node='{nid}']")
+    return g.locator("text.ag-data").text_content(), g.locator("text.ag-grad").text_content()
+
+
+@pytest.mark.parametrize("name", list(T.PRESETS))
+def test_widget_steps_show_the_engine_numbers(watched, base_url, widget_page, name):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    widget = page.locator(".autograd-widget").first
+    widget.locator("select").select_option(name)
+    t = T.trace_preset(name)  # computed here, by the engine, independently of the page
+    nodes = {n["id"]: n for n in t["nodes"]}
+    step = widget.locator("button[data-action='step']")
+    assert widget.get_attribute("data-step") == "0"
+    for k, nid in enumerate(t["forward"], start=1):
+        step.click()
+        assert widget.get_attribute("data-phase") == "forward"
+        data, grad = _node_texts(widget, nid)
+        assert _num(data) == pytest.approx(nodes[nid]["data"], abs=5e-5), (name, nid, data)
+        assert _num(grad) == 0  # Value.grad starts at 0
+        assert widget.get_attribute("data-step") == str(k)
+    step.click()  # the seed
+    assert _num(_node_texts(widget, t["root"])[1]) == t["seed"]["after"]
+    sentence = widget.locator("[data-role='sentence']")
+    for entry in t["backward"]:
+        step.click()
+        assert widget.get_attribute("data-phase") == "backward"
+        _, grad = _node_texts(widget, entry["child"])
+        assert _num(grad) == pytest.approx(entry["after"], abs=5e-5), (name, entry, grad)
+        said = sentence.text_content()
+        assert f"goes {fmt(entry['before'])} → {fmt(entry['after'])}" in said, said
+    assert step.is_disabled()
+    for nid, n in nodes.items():
+        assert _num(_node_texts(widget, nid)[1]) == pytest.approx(n["grad"], abs=5e-5), (name, nid)
+    edge_labels = {
+        e.get_attribute("data-edge"): e.locator("text.ag-edge-label").text_content()
+        for e in widget.locator("g.ag-edge-group").all()
+    }
+    for e in t["edges"]:
+        assert _num(edge_labels[f"{e['node']}-{e['index']}"]) == pytest.approx(e["local_grad"], abs=5e-5)
+
+
+def test_arrows_point_the_way_grad_flows_during_the_backward_pass(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    widget = page.locator(".autograd-widget").first
+    widget.locator("select").select_option("relu")
+    t = T.trace_preset("relu")
+    heads = "els => els.map(p => [p.getAttribute('marker-start'), p.getAttribute('marker-end')])"
+    paths = widget.locator("path.ag-edge")
+    for _ in t["forward"]:  # forward: every arrowhead at the parent end (data flows child → parent)
+        widget.locator("button[data-action='step']").click()
+        assert all(start is None and end for start, end in paths.evaluate_all(heads))
+    widget.locator("button[data-action='step']").click()  # the seed: from here on, grad flows parent → child
+    assert all(start and end is None for start, end in paths.evaluate_all(heads))
+    # each path runs from the child to the parent, so a head at its start points at the child
+    for e in t["edges"]:
+        d = widget.locator(f"g[data-edge='{e['node']}-{e['index']}'] path").get_attribute("d")
+        x_start, x_end = float(d[1:].split(",")[0]), float(d.split(" ")[-1].split(",")[0])
+        assert x_start < x_end  # the child sits left of its parent
+    widget.locator("button[data-action='reset']").click()
+    assert all(start is None and end for start, end in paths.evaluate_all(heads))
+
+
+FOCUSED = """() => { const a = document.activeElement;
+  return a === document.body ? 'BODY' : a.dataset.action || a.dataset.place || a.tagName; }"""
+
+
+def _active_is_not_body(page) -> str:
+    """What has focus: a button's data-action or data-place, a tag name, or BODY when focus was dropped."""
+    return page.evaluate(FOCUSED)
+
+
+def test_focus_moves_on_when_a_button_disables_itself(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    widget = page.locator(".autograd-widget").first
+    t = T.trace_preset(widget.get_attribute("data-current"))
+    total = len(t["forward"]) + 1 + len(t["backward"])
+    widget.locator("button[data-action='run-all']").focus()
+    page.keyboard.press("Enter")
+    assert widget.get_attribute("data-step") == str(total)
+    assert _active_is_not_body(page) == "back"
+    widget.locator("button[data-action='reset']").focus()
+    page.keyboard.press("Enter")
+    assert widget.get_attribute("data-step") == "0" and _active_is_not_body(page) == "step"
+    page.keyboard.press("Enter")  # Step, then Back to step 0
+    widget.locator("button[data-action='back']").focus()
+    page.keyboard.press("Enter")
+    assert widget.get_attribute("data-step") == "0" and _active_is_not_body(page) == "step"
+    # keys on the widget itself: → ← End Home
+    widget.focus()
+    for key, want in [("ArrowRight", "1"), ("ArrowRight", "2"), ("ArrowLeft", "1"), ("End", str(total)), ("Home", "0")]:
+        page.keyboard.press(key)
+        assert widget.get_attribute("data-step") == want, key
+    # the arrow keys move the caret in a leaf input; they do not step the graph
+    widget.locator("input[data-leaf]").first.focus()
+    page.keyboard.press("ArrowRight")
+    assert widget.get_attribute("data-step") == "0"
+
+
+def test_controls_fit_on_one_line_at_1280(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    rows = page.locator(".autograd-controls").all()
+    assert rows
+    for row in rows:
+        tops = row.evaluate(
+            "r => [...r.children].filter(c => c.offsetHeight).map(c => Math.round(c.getBoundingClientRect().top))"
+        )
+        assert max(tops) - min(tops) <= 4, (row.inner_text(), tops)  # one line, not wrapped
+
+
+def test_legend_under_every_graph(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    for el in page.locator(".autograd-widget, .autograd-playground").all():
+        text = el.locator("ul.autograd-legend").inner_text()
+        assert "dashed box: a constant" in text and "visiting" in text and "arrows point" in text
+    for fig in page.locator(
+        "figure.autograd-diagram:has(.ag-node--const), figure.autograd-diagram:has(.ag-edge--back)"
+    ).all():
+        assert fig.locator("figcaption ul.autograd-legend li").count() >= 1
+
+
+def test_keyboard_hint_shows_with_a_keyboard_and_hides_on_touch(browser, base_url, widget_page):
+    for touch, visible in [(False, True), (True, False)]:
+        context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=touch, is_mobile=touch)
+        try:
+            page = context.new_page()
+            _open(page, base_url, widget_page)
+            hint = page.locator(".autograd-widget .autograd-keys").first
+            assert hint.is_visible() == visible, touch
+        finally:
+            context.close()
+
+
+# ---------------------------------------------------------------------------- your own leaf values
+def test_apply_dispatches_mg_leaves_with_the_parsed_numbers(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    widget = page.locator(".autograd-widget").first
+    widget.locator("select").select_option("relu")
+    page.evaluate("() => { window.heard = []; document.addEventListener('mg:leaves', (e) => heard.push(e.detail)); }")
+    widget.locator("input[data-leaf='a']").fill("1.5")
+    widget.locator("input[data-leaf='d']").fill("−20")
+    widget.locator("button[data-action='apply']").click()
+    assert page.evaluate("() => heard") == [{"preset": "relu", "leaves": {"a": 1.5, "b": -3, "d": -20}}]
+    assert widget.locator("[data-role='leaves-status']").text_content() == "Computing with Python…"
+    widget.locator("input[data-leaf='b']").fill("1e1")  # strict: refused before anything is sent
+    widget.locator("button[data-action='apply']").click()
+    status = widget.locator("[data-role='leaves-status']").text_content()
+    assert "“1e1” is not a plain decimal number" in status and page.evaluate("() => heard.length") == 1
+    assert widget.locator("input[data-leaf='b']").get_attribute("aria-invalid") is not None
+
+
+def test_mg_set_trace_shows_pythons_numbers_for_new_leaves(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    widget = page.locator(".autograd-widget").first
+    widget.locator("select").select_option("relu")
+    leaves = {"a": 1.5, "d": -20.0}
+    t = T.trace_preset("relu", leaves)  # what the in-browser Python will send: the engine's numbers
+    widget.evaluate("(el, t) => el.mgSetTrace(t)", t)
+    widget.locator("button[data-action='run-all']").click()
+    for n in t["nodes"]:
+        data, grad = _node_texts(widget, n["id"])
+        assert (_num(data), _num(grad)) == (pytest.approx(n["data"]), pytest.approx(n["grad"])), n["id"]
+    assert _node_texts(widget, "a")[1] == "grad 0"  # e = -24 < 0: relu passes nothing back
+    assert "Computed by microgpt's engine in Python with a = 1.5, b = -3, d = -20." in widget.inner_text()
+    widget.evaluate("(el) => el.mgSetError('Python could not start: offline')")
+    assert "✗ Python could not start: offline" in widget.locator("[data-role='leaves-status']").text_content()
+    widget.locator("button[data-action='original']").click()
+    assert _node_texts(widget, "a")[1] == f"grad {fmt(T.trace_preset('relu')['nodes'][0]['grad'])}"
+
+
+# ---------------------------------------------------------------------------- playground
+def _run_order(pg, order: list[str]) -> str:
+    clear = pg.locator("button[data-action='clear']")
+    if not clear.is_disabled():
+        clear.click()
+    for nid in order:
+        pg.locator(f"button[data-place='{nid}']").click()
+    pg.locator("button[data-action='run']").click()
+    return pg.locator("[data-role='result']").inner_text()
+
+
+def _reverse_topological(t: dict, order: list[str]) -> bool:
+    pos = {v: i for i, v in enumerate(order)}
+    return all(pos[e["node"]] < pos[e["child"]] for e in t["edges"] if e["child"] in pos)
+
+
+@pytest.mark.parametrize(
+    ("preset", "order"),
+    [
+        ("shared", None),  # the engine's order
+        ("shared", ["d", "b", "c", "x", "a"]),  # x before a: not valid, but x is a leaf, so x.grad is right
+        ("shared", ["d", "b", "a", "c", "x"]),  # a before c: a passes on 6 instead of 15
+        ("shared", ["x", "a", "b", "c", "d"]),  # forward order
+        ("diamond", ["d", "a", "b", "c"]),  # the leaf a early: not valid, a.grad still 15
+        ("diamond", ["b", "d", "c", "a"]),
+    ],
+)
+def test_playground_judges_the_order_and_shows_pythons_x_grad(watched, base_url, widget_page, preset, order):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    pg = page.locator(f".autograd-playground[data-preset='{preset}']").first
+    t = T.trace_preset(preset)
+    order = order or [v for v in reversed(t["topo"]) if v in T.movable(t)]
+    said = _run_order(pg, order)
+    target, want = t["forward"][0], {n["id"]: n["grad"] for n in t["nodes"]}[t["forward"][0]]
+    got = T.replay(t, order)[0][target]  # Python's replay of the engine's rule
+    valid = _reverse_topological(t, order)
+    assert pg.get_attribute("data-valid") == str(valid).lower()
+    assert float(pg.get_attribute("data-grad")) == got
+    assert pg.get_attribute("data-result") == ("right" if got == want else "wrong")
+    lines = pg.locator("[data-role='result'] .ag-verdict").all()
+    assert len(lines) == 2
+    order_line, grad_line = (line.inner_text() for line in lines)
+    assert order_line.startswith("✓ Valid order" if valid else "✗ Invalid order"), order_line
+    assert grad_line.startswith("✓ Right result" if got == want else "✗ Wrong result"), grad_line
+    assert f"{target}.grad = {fmt(got)}" in grad_line, said
+    assert ("ag-verdict--ok" in lines[1].get_attribute("class")) == (got == want)
+    if got != want:
+        assert f"backward() gives {fmt(want)}" in grad_line
+
+
+def test_playground_focus_stays_in_the_widget(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    pg = page.locator(".autograd-playground[data-preset='shared']")
+    t = T.trace_preset("shared")
+    pg.locator("button[data-place]").first.focus()
+    for _ in T.movable(t):  # Enter, Enter, ...: each place button hands focus to the next, then to Run
+        page.keyboard.press("Enter")
+        assert _active_is_not_body(page) != "BODY"
+    assert _active_is_not_body(page) == "run"
+    page.keyboard.press("Enter")
+    assert pg.get_attribute("data-result") == "wrong"  # forward order
+    pg.locator("button[data-action='clear']").focus()
+    page.keyboard.press("Enter")
+    assert _active_is_not_body(page) == "x"  # the first node to place
+    page.keyboard.press("Enter")
+    pg.locator("button[data-action='undo']").focus()
+    page.keyboard.press("Enter")
+    assert _active_is_not_body(page) == "x"
+    pg.locator("button[data-action='engine-order']").focus()
+    page.keyboard.press("Enter")
+    assert _active_is_not_body(page) == "engine-order"
+
+
+def test_every_playground_order_shown_is_pythons(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    t = T.trace_preset("shared")
+    orders = [list(o) for o in itertools.permutations(T.movable(t))]
+    js = page.evaluate(
+        """async ([sel, orders]) => {
+             const m = await import('/javascripts/widgets/playground.js');
+             const t = JSON.parse(document.querySelector(sel).dataset.trace);
+             return orders.map((o) => [m.lookup(t, o).grad, m.judge(t, o).length === 0]);
+           }""",
+        [".autograd-playground[data-preset='shared']", orders],
+    )
+    assert js == [[T.replay(t, o)[0], _reverse_topological(t, o)] for o in orders]
+
+
+# ---------------------------------------------------------------------------- self-checks
+STRICT = ["6", "-1.5", "−3", " 2.50 ", ".5", "5.", "", " ", "0x0A", "1e1", "1,0", "+3", "--3", "1.2.3", "inf", "NaN"]
+
+
+def test_js_and_python_parse_numbers_alike(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    js = page.evaluate(
+        "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map(m.parseDecimal); }",
+        STRICT + ["٣", "1_000", "½"],
+    )
+    assert js == [HOOK.parse_decimal(x) for x in STRICT + ["٣", "1_000", "½"]]
+
+
+@pytest.mark.parametrize("bad", ["0x0A", "1e1", "1,0", "", "<img src=x onerror=alert(1)>"])
+def test_self_check_refuses_what_is_not_a_plain_decimal_and_says_why(watched, base_url, widget_page, bad):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    form = page.locator("#extra form.autograd-check[data-answer]")
+    form.locator("input").fill(bad)
+    form.locator("button[type='submit']").click()
+    status = form.locator(".autograd-check__status")
+    assert form.get_attribute("data-result") == "invalid"
+    assert "plain decimal" in status.text_content()
+    if bad:
+        assert f"“{bad}”" in status.text_content()  # echoed as typed, as text
+    assert form.locator("img").count() == 0
+    assert form.locator(".autograd-check__explain").is_hidden()
+    assert _active_is_not_body(page) == "INPUT"
+
+
+def test_self_check_wrong_then_right_shows_the_explanation(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    form = page.locator("#extra form.autograd-check[data-answer]")
+    explain = form.locator(".autograd-check__explain")
+    form.locator("summary").click()  # the hint is there before and after answering
+    assert form.locator(".autograd-check__hint").inner_text().endswith("Look at how many users a has.")
+    form.locator("input").fill("15")
+    form.locator("input").press("Enter")
+    assert form.get_attribute("data-result") == "wrong" and explain.is_hidden()
+    assert form.locator(".autograd-check__status").inner_text() == "✗ Not 15. Try again, or open the hint."
+    form.locator("input").fill("30")
+    form.locator("input").press("Enter")
+    assert form.get_attribute("data-result") == "right" and explain.is_visible()
+    assert form.locator(".autograd-check__status").inner_text() == "✓ Right."
+    assert page.evaluate("() => document.activeElement.classList.contains('autograd-check__explain')")
+    assert form.locator(".autograd-check__hint").is_visible()
+
+
+def test_self_check_show_answer_and_choice(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page, extra=True)
+    choice = page.locator("#extra form.autograd-check[data-choice]")
+    choice.locator("button[type='submit']").click()
+    assert choice.get_attribute("data-result") == "invalid"
+    choice.locator("input[value='1']").check()
+    choice.locator("button[type='submit']").click()
+    assert choice.get_attribute("data-result") == "wrong"
+    assert choice.locator(".autograd-check__explain").is_hidden()
+    choice.locator("input[value='2']").check()
+    choice.locator("button[type='submit']").click()
+    assert choice.get_attribute("data-result") == "right" and choice.locator(".autograd-check__explain").is_visible()
+    number = page.locator("#extra form.autograd-check[data-answer]")
+    number.locator("button[data-action='show']").click()
+    assert number.locator(".autograd-check__status").inner_text() == "The answer is 30."
+    assert number.locator(".autograd-check__explain").is_visible()
+
+
+def test_keyed_check_on_a_page_still_works(watched, base_url, site_dir):
+    page = watched.page
+    _open(page, base_url, _page_with(site_dir, '<form class="autograd-check"'))
+    form = page.locator("form.autograd-check").first
+    right = float(form.get_attribute("data-answer"))
+    assert right in {n["grad"] for name in T.PRESETS for n in T.trace_preset(name)["nodes"]}
+    form.locator("input").fill(fmt(right + 1))
+    form.locator("input").press("Enter")
+    assert form.get_attribute("data-result") == "wrong"
+    form.locator("input").fill(fmt(right))
+    form.locator("input").press("Enter")
+    assert form.get_attribute("data-result") == "right"
+
+
+# ---------------------------------------------------------------------------- diagrams and numbers
+def test_diagrams_on_the_pages_show_the_engine_numbers(watched, base_url, site_dir):
+    page = watched.page
+    _open(page, base_url, _page_with(site_dir, 'class="autograd-diagram"'), extra=True)
+    t = T.trace_preset("linear")
+    want = {
+        "forward-backward": [f"{k} {fmt(n[k])}" for n in t["nodes"] for k in ("grad", "data")],
+        "grad-bars": [f"{n['label']}.grad = {fmt(n['grad'])}" for n in t["nodes"]],
+        "local-rules": [f"+= {fmt(b['local_grad'] * b['upstream'])}" for b in t["backward"]],
+        "forward-graph": [f"data {fmt(n['data'])}" for n in T.trace_preset("relu")["nodes"]],
+        "shared": [f"grad {fmt(n['grad'])}" for n in T.trace_preset("shared")["nodes"]],
+    }
+    seen = set()
+    for fig in page.locator("figure.autograd-diagram").all():
+        name = fig.get_attribute("data-diagram")
+        text = fig.locator("svg").text_content()
+        seen.add(name)
+        for s in want[name]:
+            assert s in text, (name, s, text)
+    assert seen == set(want)
+
+
+def test_js_number_format_matches_the_hook(watched, base_url, widget_page):
+    page = watched.page
+    _open(page, base_url, widget_page)
+    xs = sorted(
+        {x for name in T.PRESETS for n in T.trace_preset(name)["nodes"] for x in (n["data"], n["grad"])}
+        | {0.5, -0.5, 1e-5, -1e-5, 0.12345, 2.00004, -1.99996}
+    )
+    js = page.evaluate(
+        "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map((x) => m.fmt(x)); }",
+        xs,
+    )
+    assert js == [fmt(x) for x in xs]
+
+
+# ---------------------------------------------------------------------------- readable everywhere
+SVG_TEXT_PX = """() => [...document.querySelectorAll('.autograd-svg text')]
+  .filter((t) => t.textContent.trim() && getComputedStyle(t).display !== 'none')
+  .map((t) => {
+    const svg = t.ownerSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale];
+  })"""
+
+
+def _widget_pages(site_dir) -> list[str]:
+    out = []
+    for html in sorted(site_dir.rglob("index.html")):
+        if re.search(
+            r'class="autograd-(widget|playground|diagram)|<form class="autograd-check', html.read_text("utf-8")
+        ):
+            rel = html.parent.relative_to(site_dir).as_posix()
+            out.append("/" if rel == "." else f"/{rel}/")
+    return out
+
+
+def _to_backward_middle(page) -> None:
+    """Put every graph in a state that shows all its styles: mid-backward, a result, a wrong answer."""
+    for w in page.locator(".autograd-widget").all():
+        w.locator("button[data-action='run-all']").click()
+        w.locator("button[data-action='back']").click()
+    for pg in page.locator(".autograd-playground").all():
+        pg.locator("button[data-place]").first.click()
+        pg.locator("button[data-action='undo']").click()
+        for _ in range(pg.locator("button[data-place]").count()):
+            pg.locator("button[data-place]").first.click()
+        pg.locator("button[data-action='run']").click()
+    for f in page.locator("form.autograd-check[data-answer]").all():
+        f.locator("input").fill("12345")
+        f.locator("input").press("Enter")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_svg_text_is_at_least_12px(browser, base_url, site_dir, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        for path in _widget_pages(site_dir):
+            _open(page, base_url, path, extra=True)
+            _to_backward_middle(page)
+            sizes = page.evaluate(SVG_TEXT_PX)
+            assert sizes, path
+            small = [(s, round(px, 2)) for s, px in sizes if px < 12 - 1e-6]
+            assert small == [], (path, width, small[:5])
+    finally:
+        context.close()
+
+
+CONTRAST = """(root) => {
+  const rgba = (s) => {
+    const m = s.match(/[\\d.]+/g).map(Number);
+    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
+  };
+  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3])).concat(1);
+  const lum = (c) => {
+    const l = c.slice(0, 3).map((v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+  };
+  const background = (el) => {  // the first opaque background behind el (SVG text: its box, else the panel)
+    const box = el.closest('g') && el.closest('g').querySelector(':scope > rect');
+    if (el instanceof SVGElement && box && el.closest('.ag-node-group, g')) return rgba(getComputedStyle(box).fill);
+    for (let e = el instanceof SVGElement ? el.ownerSVGElement.parentElement : el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0.99) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const out = [];
+  const hasText = (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  const els = [...root.querySelectorAll('*')].filter(hasText);
+  for (const el of els) {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || el.closest('[hidden], .katex, option, title')) continue;
+    if (el instanceof SVGElement && el.tagName !== 'text' && el.tagName !== 'tspan') continue;
+    const bg = background(el);
+    const fg = over(rgba(el instanceof SVGElement ? cs.fill : cs.color), bg);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    out.push([el.textContent.trim().slice(0, 30), (a + 0.05) / (b + 0.05)]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_widget_text_contrast_is_at_least_4_5(browser, base_url, widget_page, scheme):
+    w = Watched(browser, base_url, scheme)
+    try:
+        _open(w.page, base_url, widget_page, extra=True)
+        _to_backward_middle(w.page)
+        ratios = []
+        for el in w.page.locator(WIDGETS).all():
+            ratios += el.evaluate(CONTRAST)
+        assert len(ratios) > 100
+        low = [(s, round(r, 2)) for s, r in ratios if r < 4.5]
+        assert low == [], low[:10]
+        print(scheme, "lowest widget text contrast", round(min(r for _, r in ratios), 2))
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_in_the_widgets(browser, base_url, site_dir, scheme):
+    if not AXE.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("axe-core is missing: run `npm ci`")
+        pytest.skip("axe-core is missing: run `npm ci`")
+    w = Watched(browser, base_url, scheme)
+    try:
+        for path in _widget_pages(site_dir):
+            _open(w.page, base_url, path, extra=True)
+            _to_backward_middle(w.page)
+            w.page.add_script_tag(path=str(AXE))
+            found = w.page.evaluate(
+                """async (sel) => {
+                     const r = await axe.run(document.querySelectorAll(sel));
+                     return r.violations.map((v) => [v.id, v.nodes.length, v.nodes[0].html.slice(0, 120)]);
+                   }""",
+                WIDGETS,
+            )
+            assert found == [], (path, scheme, found)
+        assert w.errors == [] and w.outside == []
+    finally:
+        w.close()
