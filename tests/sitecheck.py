@@ -231,6 +231,8 @@ def copy_project(dest: Path, notebooks: bool = False) -> Path:
     shutil.copytree(ROOT / "docs", dest / "docs", ignore=ignore)
     shutil.copytree(ROOT / "microgpt", dest / "microgpt", ignore=ignore)
     shutil.copytree(ROOT / "overrides", dest / "overrides", ignore=ignore)  # theme.custom_dir
+    for name in ("pyproject.toml", "README.md", "LICENSE"):  # docs/hooks/wheel.py builds the wheel from them
+        shutil.copy2(ROOT / name, dest / name)
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if not notebooks:
         config = strip_notebooks(config)
@@ -261,7 +263,14 @@ def build(project: Path, site: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once with `mkdocs build --strict` (notebook executed)."""
+    """The real site, built once with `mkdocs build --strict` (notebook executed).
+
+    `make test` builds it into site/ before pytest and passes that directory in MICROGPT_BUILT_SITE.
+    """
+    if os.environ.get("MICROGPT_BUILT_SITE"):
+        site = Path(os.environ["MICROGPT_BUILT_SITE"]).resolve()
+        assert (site / "index.html").is_file(), f"MICROGPT_BUILT_SITE={site} holds no built site"
+        return site
     site = tmp_path_factory.mktemp("site")
     result = build(ROOT, site)
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
