@@ -9,7 +9,7 @@ from .engine import Value, topological_order
 
 def _recording_class(log: list) -> type:
     """A Value subclass with the same memory layout whose .grad logs ("read" | "write", node, before, after)."""
-    slot = Value.grad  # the slot descriptor that really stores the number
+    slot = Value.__dict__["grad"]  # the slot descriptor that really stores the number
 
     def get(self):
         g = slot.__get__(self)
@@ -138,7 +138,7 @@ def trace(root: Value, named: list[tuple[str, Value, str, str]], name: str = "",
 
 def replay(t: dict, order: list[str]) -> dict[str, float]:
     """Apply the engine's rule, child.grad += local_grad * node.grad, visiting the nodes of t in the given order."""
-    grad = {n["id"]: 0 for n in t["nodes"]}
+    grad: dict[str, float] = {n["id"]: 0 for n in t["nodes"]}
     grad[t["root"]] = 1
     for vid in order:
         for e in t["edges"]:

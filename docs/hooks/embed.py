@@ -94,6 +94,7 @@ def shown_line_numbers(file: Path, section: str | None) -> list[int]:
 def resolve(target: str, config) -> Embed:
     """The Embed for a snippet target such as "microgpt/engine.py:backward"."""
     m = SECTION_TARGET.match(target)
+    assert m is not None  # the pattern matches every string
     path, section = m.group("path"), m.group("section")
     if NUMERIC_RANGE.search(path):
         raise PluginError(f'embed "{target}": use a named section, not line numbers (CONTRIBUTING.md)')
@@ -164,7 +165,7 @@ def transform(markdown: str, config) -> tuple[str, list[Embed]]:
         mark = MARK.match(line)
         label = mark_label(mark.group("body")) if mark else None
         out.append(line)
-        if label:
+        if label and mark:
             kind, text = label
             indent = mark.group("indent")
             # an inline span in a paragraph of its own renders the same at the top level and
