@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import threading
 import tomllib
 import venv
@@ -174,6 +175,21 @@ def test_the_wheel_holds_the_package_source_unchanged(built_site):
     assert packaged.keys() == source.keys()
     assert [n for n in source if packaged[n] != source[n]] == []
     assert "License-Expression: MIT" in metadata.splitlines()
+
+
+def test_the_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
+    # setuptools would add tests/test_*.py without their helpers or the site; MANIFEST.in prunes them
+    script = "import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])"
+    tree = tmp_path / "tree"
+    for file in HOOK.wheel_inputs(ROOT) + [ROOT / "MANIFEST.in", *sorted((ROOT / "tests").glob("test_*.py"))]:
+        (tree / file.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        (tree / file.relative_to(ROOT)).write_bytes(file.read_bytes())
+    run([sys.executable, "-c", script, str(tmp_path / "out")], cwd=tree)
+    (sdist,) = (tmp_path / "out").glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        top = {Path(*Path(n).parts[1:2]).as_posix() for n in tar.getnames() if len(Path(n).parts) > 1}
+    expected = {"LICENSE", "MANIFEST.in", "PKG-INFO", "README.md", "pyproject.toml", "setup.cfg"}
+    assert top == expected | {"microgpt", "microgpt_backprop.egg-info"}
 
 
 def test_pages_show_the_install_command_for_the_served_wheel(built_site):
