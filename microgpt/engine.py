@@ -1,6 +1,7 @@
 """Scalar reverse-mode autograd: each Value remembers how it was made; backward() replays that in reverse."""
 
 import math
+from typing import TYPE_CHECKING, Any
 
 
 class Value:
@@ -102,6 +103,7 @@ def topological_order(root: "Value") -> "list[Value]":
     """Every node of root's graph, each one listed after all of its children."""
     # post-order depth-first search, with a stack instead of recursion
     # (so any depth works); a None means "the node below is complete"
+    stack: list[Any]  # Values, and the None markers between them
     topo, visited, stack = [], set(), [root]
     while stack:
         v = stack.pop()
@@ -112,3 +114,13 @@ def topological_order(root: "Value") -> "list[Value]":
             stack += (v, None, *v._children)
     return topo
     # --8<-- [end:topo]
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    # What the type checker assumes about sum() over Values (model.py and train.py import it under
+    # TYPE_CHECKING; at run time they use the builtin). The builtin's stub says `Value | Literal[0]`,
+    # because sum([]) is the int 0. Every sum in microgpt adds a non-empty list (GPTConfig keeps each
+    # size positive), so the result is a Value: 0 + the first Value goes through Value.__radd__.
+    def sum(values: Iterable[Value], /) -> Value: ...

@@ -5,9 +5,13 @@ import random
 import struct
 import sys
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from microgpt.engine import Value
 from microgpt.errors import InputError
+
+if TYPE_CHECKING:
+    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 Vector = list[Value]
 Matrix = list[list[Value]]

@@ -3,12 +3,13 @@
 import random
 
 from microgpt.data import Tokenizer
-from microgpt.model import Model, gpt, softmax
+from microgpt.model import Model, Vector, gpt, softmax
 
 
 def sample(model: Model, tokenizer: Tokenizer, rng: random.Random, temperature: float = 0.5) -> str:
     """Generate one document, starting from BOS and stopping at BOS or after block_size tokens."""
-    keys, values = [[] for _ in range(model.config.n_layer)], [[] for _ in range(model.config.n_layer)]
+    keys: list[list[Vector]] = [[] for _ in range(model.config.n_layer)]  # per layer, one vector per position
+    values: list[list[Vector]] = [[] for _ in range(model.config.n_layer)]
     token_id, out = tokenizer.bos, []
     for pos_id in range(model.config.block_size):
         logits = gpt(model, token_id, pos_id, keys, values)

@@ -4,11 +4,15 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from microgpt.data import Tokenizer
 from microgpt.errors import InputError
-from microgpt.model import Model, gpt, softmax
+from microgpt.model import Model, Vector, gpt, softmax
 from microgpt.optim import Adam
+
+if TYPE_CHECKING:
+    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 
 @contextmanager
@@ -43,7 +47,8 @@ def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     """One update from one document; returns the loss before the update."""
     n = len(tokens) - 1  # positions that have a next token to predict
     n_layer = model.config.n_layer
-    keys, values = [[] for _ in range(n_layer)], [[] for _ in range(n_layer)]
+    keys: list[list[Vector]] = [[] for _ in range(n_layer)]  # per layer, one vector per position so far
+    values: list[list[Vector]] = [[] for _ in range(n_layer)]
     losses = []
     for pos_id in range(n):
         logits = gpt(model, tokens[pos_id], pos_id, keys, values)
