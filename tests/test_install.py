@@ -29,15 +29,19 @@ import venv
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html import unescape
 from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from sitecheck import ROOT, build, collected_blocks, copy_project, site_pages
+from sitecheck import ROOT, build, copy_project, markdown_pages, require_docs_toolchain
+
+require_docs_toolchain()  # the blocks are read with the site's own reader, which needs pymdownx
+
+from page_blocks import code_blocks  # noqa: E402  (after the toolchain check, so a missing one skips or fails clearly)
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if not {"hooks", "vendor"} & set(p.parts))
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
 RUN_BLOCK = "import sys; exec(compile(sys.stdin.read(), sys.argv[1], 'exec'), {'__MODULE__': '__main__'})"
 
@@ -79,17 +83,25 @@ def torch_not_required() -> Iterator[None]:
 
 
 def page_blocks() -> list:
-    """One pytest param per Python block (a `cont` chain is one block), with the block's own marks."""
+    """One pytest param per Python chain (a block and the cont blocks after it), as the site's reader sees it."""
     params = []
     with torch_not_required():
-        for md in [*PAGES, ROOT / "README.md"]:
-            for block in collected_blocks(md):
-                if block.syntax != "python":
-                    continue
-                marks = [eval(mark, {"sys": sys, "pytest": pytest}) for mark in block.marks]
+        for md in markdown_pages():
+            for block in code_blocks(md, ROOT):
                 name = f"{md.relative_to(ROOT).as_posix()}::line {block.lineno}"
-                params.append(pytest.param(block, id=name, marks=marks))
+                params.append(pytest.param(block, id=name))
     return params
+
+
+def site_pages(site: Path) -> dict[str, str]:
+    """Built HTML of every Markdown page under docs/, keyed by its path there (index.md -> index.html)."""
+    pages = {}
+    for md in markdown_pages()[:-1]:  # the last is README.md, which is not a page of the site
+        rel = md.relative_to(ROOT / "docs")
+        html = site / ("index.html" if rel.name == "index.md" else rel.with_suffix("") / "index.html")
+        # as a reader sees it: the highlighter splits a command into one <span> per token
+        pages[rel.as_posix()] = unescape(re.sub(r"<[^>]+>", "", html.read_text(encoding="utf-8")))
+    return pages
 
 
 def notebook_code(notebook: Path) -> str:
