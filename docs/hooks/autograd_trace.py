@@ -22,14 +22,16 @@ from microgpt.engine import Value, topological_order
 
 # (id, value) for a leaf, (id, value, op, expression) for a computed node, in forward order
 Named = tuple[str, Value] | tuple[str, Value, str, str]
+# one `child.grad += local_grad * v.grad` of the backward pass: (v, k, v.grad, child.grad before, after)
+PlusEquals = tuple[Value, int, float, float, float]
 
 
-def _plus_equals_log(root: Value, topo: list[Value]) -> tuple[dict, list[tuple[Value, int, float, float, float]]]:
+def _plus_equals_log(root: Value, topo: list[Value]) -> tuple[dict[str, float], list[PlusEquals]]:
     """Value.backward()'s loop over a dictionary: the seed and each += as (node, k, node's grad, before, after)."""
-    grad = {v: 0 for v in topo}
-    seed = {"before": grad[root], "after": 1}
+    grad: dict[Value, float] = {v: 0 for v in topo}
+    seed: dict[str, float] = {"before": grad[root], "after": 1}
     grad[root] = 1
-    log = []
+    log: list[PlusEquals] = []
     for v in reversed(topo):
         for k, (child, local_grad) in enumerate(zip(v._children, v._local_grads)):
             before = grad[child]
@@ -128,9 +130,9 @@ def replay(t: dict, order: list[str]) -> tuple[dict[str, float], dict[str, float
     Returns every node's grad at the end, and each visited node's grad at the moment it was visited
     (what it passed on to its children).
     """
-    grad = {n["id"]: 0 for n in t["nodes"]}
+    grad: dict[str, float] = {n["id"]: 0 for n in t["nodes"]}
     grad[t["root"]] = 1
-    seen = {}
+    seen: dict[str, float] = {}
     for vid in order:
         seen[vid] = grad[vid]
         for e in t["edges"]:
@@ -159,62 +161,63 @@ def with_orders(t: dict) -> dict:
 # ---------------------------------------------------------------------------- presets
 # Each preset builds its graph from its leaf values; the defaults are the values the pages use, and
 # a reader may replace any of them (trace_preset). The letters follow the site's running example.
+# A parameter is a leaf's number, named by the leaf's id; va is the leaf Value made from a.
 def _relu(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
-    a, b, d = Value(a), Value(b), Value(d)
-    c = a * b
-    e = c + d
+    va, vb, vd = Value(a), Value(b), Value(d)
+    c = va * vb
+    e = c + vd
     f = e.relu()
-    return [("a", a), ("b", b), ("d", d), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d"),
+    return [("a", va), ("b", vb), ("d", vd), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d"),
             ("f", f, "relu", "f = relu(e)")]  # fmt: skip
 
 
 def _linear(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
-    a, b, d = Value(a), Value(b), Value(d)
-    c = a * b
-    e = c + d
-    return [("a", a), ("b", b), ("d", d), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d")]
+    va, vb, vd = Value(a), Value(b), Value(d)
+    c = va * vb
+    e = c + vd
+    return [("a", va), ("b", vb), ("d", vd), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d")]
 
 
 def _fab(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
-    a, b, d = Value(a), Value(b), Value(d)
-    e = a + b
-    f = e * d
-    return [("a", a), ("b", b), ("d", d), ("e", e, "+", "e = a + b"), ("f", f, "*", "f = e · d")]
+    va, vb, vd = Value(a), Value(b), Value(d)
+    e = va + vb
+    f = e * vd
+    return [("a", va), ("b", vb), ("d", vd), ("e", e, "+", "e = a + b"), ("f", f, "*", "f = e · d")]
 
 
 def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, b: float = 6.8813735870195432) -> list[Named]:
-    x1, w1, x2, w2, b = Value(x1), Value(w1), Value(x2), Value(w2), Value(b)
-    x1w1 = x1 * w1
-    x2w2 = x2 * w2
+    vx1, vw1, vx2, vw2, vb = Value(x1), Value(w1), Value(x2), Value(w2), Value(b)
+    x1w1 = vx1 * vw1
+    x2w2 = vx2 * vw2
     s = x1w1 + x2w2
-    n = s + b
+    n = s + vb
     o = n.tanh()
-    return [("x1", x1), ("w1", w1), ("x2", x2), ("w2", w2), ("b", b),
+    return [("x1", vx1), ("w1", vw1), ("x2", vx2), ("w2", vw2), ("b", vb),
             ("x1w1", x1w1, "*", "x1w1 = x1 · w1"), ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
             ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + b"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
 
 
 def _square(a: float = 3) -> list[Named]:
-    a = Value(a)
-    f = a * a
-    return [("a", a), ("f", f, "*", "f = a · a")]
+    va = Value(a)
+    f = va * va
+    return [("a", va), ("f", f, "*", "f = a · a")]
 
 
 def _diamond(a: float = 2) -> list[Named]:
-    a = Value(a)
-    b = a + 1
-    c = a * 3
+    va = Value(a)
+    b = va + 1
+    c = va * 3
     d = b * c
-    return [("a", a), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"), ("d", d, "*", "d = b · c")]
+    return [("a", va), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"), ("d", d, "*", "d = b · c")]
 
 
 def _shared(x: float = 1) -> list[Named]:
-    x = Value(x)
-    a = 2 * x
+    vx = Value(x)
+    a = 2 * vx
     b = a + 1
     c = a * 3
     d = b * c
-    return [("x", x), ("a", a, "*", "a = 2x"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"),
+    return [("x", vx), ("a", a, "*", "a = 2x"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"),
             ("d", d, "*", "d = b · c")]  # fmt: skip
 
 

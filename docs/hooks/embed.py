@@ -104,11 +104,14 @@ def on_page_content(html_text: str, page, config, files) -> str:
 
 def renumber(html_text: str, pos: int, fence: mdblocks.Fence, where: str) -> tuple[str, int]:
     """Give the gutter and line anchors of an embed with nested sections the file's line numbers."""
-    numbers = fence.embed.numbers
-    start = html_text.find(f'<span class="filename">{html.escape(fence.embed.title, quote=False)}</span>', pos)
+    embed = fence.embed
+    if embed is None:  # the caller passes embeds only; anything else is a bug in this hook
+        raise PluginError(f"{where}:{fence.line}: renumber() was given a block that embeds no section")
+    numbers = embed.numbers
+    start = html_text.find(f'<span class="filename">{html.escape(embed.title, quote=False)}</span>', pos)
     end = html_text.find("</table>", start)
     if start < 0 or end < 0:
-        raise PluginError(f"{where}:{fence.line}: the embed titled {fence.embed.title!r} is not in the page")
+        raise PluginError(f"{where}:{fence.line}: the embed titled {embed.title!r} is not in the page")
     block = html_text[start:end]
     true = dict(zip(range(numbers[0], numbers[0] + len(numbers)), numbers))  # consecutive -> the file's
     new, count = re.subn(

@@ -319,7 +319,8 @@ def _link_blocks(page: Page, say) -> None:
             if fence.cont and last_block is None:
                 say(fence.line, "a cont block with no python block before it on the page")
                 fence.cont = False
-            if fence.cont and last_block.expected is not None:
+            continued = last_block if fence.cont else None  # the block this one continues, if any
+            if continued is not None and continued.expected is not None:
                 say(
                     fence.line,
                     "this block continues a chain whose output was already checked above; "
@@ -328,15 +329,16 @@ def _link_blocks(page: Page, say) -> None:
             needs = [m.arg for m in fence.markers if m.kind == "needs"]
             if fence.cont and needs:
                 say(fence.line, "importorskip on a cont block: put it on the first block of the chain")
-            fence.needs = last_block.needs if fence.cont else (needs[0] if needs else None)
+            fence.needs = continued.needs if continued is not None else (needs[0] if needs else None)
             for marker in fence.markers:
                 if marker.kind != "highlight":
                     continue
-                nested = fence.embed.nested.get(marker.arg) if fence.embed else None
-                if nested is None:
+                embed = fence.embed
+                nested = embed.nested.get(marker.arg) if embed is not None else None
+                if embed is None or nested is None:
                     say(marker.line, f"highlight({marker.arg}): not a section nested in this embed")
                 else:
-                    fence.highlight += [fence.embed.numbers.index(k) + 1 for k in nested]
+                    fence.highlight += [embed.numbers.index(k) + 1 for k in nested]
             last_block = fence
         elif "expected-output" in kinds:
             if previous is None or previous.run is None or previous.expected is not None:
