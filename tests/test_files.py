@@ -2,6 +2,7 @@
 
 import os
 import signal
+import threading
 import stat
 import sys
 
@@ -229,7 +230,10 @@ def test_a_signal_during_the_write_waits_until_the_file_is_complete(tmp_path, mo
     real_fsync = os.fsync
 
     def signal_then_fsync(fd):
-        os.kill(os.getpid(), signum)  # delivered now if nothing holds it back
+        # sent to this thread, as a terminal or `kill` reaches the single-threaded command line; a
+        # process-wide kill could land on a thread an earlier test left behind (Playwright's), which
+        # does not block it
+        signal.pthread_kill(threading.get_ident(), signum)  # delivered now if nothing holds it back
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", signal_then_fsync)
