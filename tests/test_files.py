@@ -2,9 +2,9 @@
 
 import os
 import signal
-import threading
 import stat
 import sys
+import threading
 
 import pytest
 
