@@ -213,9 +213,11 @@ def _check_form(uid: str, question: str, hint: str, explain: str, answer: str, t
         )
     else:
         kind = f'data-choice="{html.escape(answer)}"'
+        # "Option k:" names each radio in words; an option written only in math would have no name
         radios = "".join(
             f'<label class="autograd-choice"><input type="radio" name="{uid}" value="{k}"> '
-            f'<span class="autograd-choice__text">{opt}</span></label>'
+            f'<span class="autograd-choice__num">Option {k}:</span> <span class="autograd-choice__text">{opt}</span>'
+            "</label>"
             for k, opt in enumerate(options, start=1)
         )
         answer_html = (
