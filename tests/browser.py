@@ -99,25 +99,46 @@ def site_dir(request) -> Path:
     return request.getfixturevalue("built_site")
 
 
+# Test files import these fixtures, so pytest may register them once per file; each session-wide
+# resource is still made once (the first registration makes it and closes it at the end).
+_shared: dict[str, object] = {}
+
+
 @pytest.fixture(scope="session")
 def base_url(site_dir):
+    if "base_url" in _shared:
+        yield _shared["base_url"]
+        return
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site_dir)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    _shared["base_url"] = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield _shared["base_url"]
+    finally:
+        del _shared["base_url"]
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="session")
 def browser():
+    """One headless Chromium for the whole session."""
+    if "browser" in _shared:
+        yield _shared["browser"]
+        return
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
+        _shared["browser"] = b
+        try:
+            yield b
+        finally:
+            del _shared["browser"]
+            b.close()
 
 
 class Watched:

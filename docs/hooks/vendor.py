@@ -4,8 +4,8 @@ No third-party file is committed: `npm ci` checks every file against the integri
 package-lock.json, and this hook adds the few files the pages use to the build as mkdocs files
 (`on_files`), so `mkdocs build` and `mkdocs serve` both publish them under vendor/:
 
-    vendor/katex/    the stylesheet and its woff2 fonts (docs/hooks/math.py renders the math at
-                     build time, so pages need no KaTeX script; auto-render is kept for the browser)
+    vendor/katex/    the stylesheet and its woff2 fonts (docs/hooks/math.py typesets the math at
+                     build time, so no page needs KaTeX's script)
     vendor/pyodide/  the Python runtime the in-browser code runner loads on first use
 
 A missing or stale node_modules stops the build with one line that says to run `npm ci`.
@@ -27,7 +27,7 @@ VENDOR = {
     "vendor/katex": (
         "katex",
         "dist",
-        ["katex.min.js", "katex.min.css", "katex-swap.min.css", "contrib/auto-render.min.js", "fonts/*.woff2"],
+        ["katex.min.css", "fonts/*.woff2"],
     ),
     "vendor/pyodide": (
         "pyodide",

@@ -1,14 +1,16 @@
 // Keyboard access to everything that scrolls sideways, on every page.
 //
-// A box whose content is wider than itself (a display equation, a table, a code block; Material
-// does this for code blocks only, and only on devices with a mouse) gets tabindex="0", so a
-// keyboard can reach it and scroll it with the arrow keys; it loses it again when it fits.
+// A box whose content is wider than itself (a display equation, a table, a row of tab labels, a
+// code block; Material does this for code blocks only, and only on devices with a mouse) gets
+// tabindex="0", so a keyboard can reach it and scroll it with the arrow keys; it loses it again
+// when it fits.
 // Other scripts can opt a box in with the attribute data-scroll-region.
 // Material's per-block toolbar (the copy button) is a <nav> without a name; twenty of them would
 // fill a screen reader's list of landmarks, so it is marked as plain grouping instead.
 const SCROLLERS = [
   ".md-typeset div.arithmatex",
   ".md-typeset .md-typeset__scrollwrap",
+  ".md-typeset .tabbed-labels",
   ".md-typeset pre > code",
   "[data-scroll-region]",
 ].join(",");
