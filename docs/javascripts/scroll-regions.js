@@ -16,16 +16,19 @@ const SCROLLERS = [
 ].join(",");
 
 function update() {
-  for (const el of document.querySelectorAll(SCROLLERS)) {
-    const scrolls = el.scrollWidth > el.clientWidth + 1;
-    if (scrolls && !el.hasAttribute("tabindex")) {
+  // measure every box first, then change attributes: interleaving them would lay the page out again
+  // for each box
+  const boxes = [...document.querySelectorAll(SCROLLERS)];
+  const scrolls = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
+  boxes.forEach((el, k) => {
+    if (scrolls[k] && !el.hasAttribute("tabindex")) {
       el.tabIndex = 0;
       el.dataset.mgScroll = "";
-    } else if (!scrolls && "mgScroll" in el.dataset) {
+    } else if (!scrolls[k] && "mgScroll" in el.dataset) {
       el.removeAttribute("tabindex");
       delete el.dataset.mgScroll;
     }
-  }
+  });
   for (const nav of document.querySelectorAll("nav.md-code__nav:not([role])")) nav.setAttribute("role", "none");
 }
 
