@@ -1,168 +1,169 @@
-"""The built site in a real browser: pages load clean and offline, math renders, and every widget mounts.
-The interactive graphs themselves are tested in tests/test_browser_widgets.py, with these fixtures.
+"""The built site in a real browser: every page loads clean and offline with its math typeset, looks
+right at phone and desktop widths in both colour schemes, loads only what it uses, clips nothing,
+and search finds pages by the forms of a word. The interactive graphs are tested in
+tests/test_browser_widgets.py, with the same fixtures.
 
-Needs Debian's Chromium (`apt-get install chromium`, giving /usr/bin/chromium) and the Python package
-playwright (`pip install -e '.[test]'`; never `playwright install`). Without them these tests skip,
-except with CI=true, where they fail. Screenshots go to artifacts/screenshots/ (not committed).
+Fixtures and the Chromium/playwright requirement come from tests/browser.py (skipped without them,
+failing under CI=true). Screenshots of every page go to artifacts/screenshots/ (not committed).
 """
 
+# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
-import functools
-import http.server
-import os
-import threading
-from pathlib import Path
-from urllib.parse import urlparse
+import re
 
 import pytest
+from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
+    DESKTOP,
+    DOCS,
+    PAGES,
+    PHONE,
+    SHOTS,
+    Watched,
+    base_url,
+    browser,
+    page_with,
+    site_dir,
+    watched,
+)
+from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = os.environ.get("MICROGPT_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-HOW = "install Chromium with `apt-get install chromium` and playwright with `pip install -e '.[test]'`"
+
+def _num(text: str) -> float:
+    m = re.search(r"-?\d+(?:\.\d+)?", text)
+    assert m, text
+    return float(m.group())
 
 
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the Python package playwright is not installed"
-    if not Path(CHROMIUM).exists():
-        return f"no Chromium at {CHROMIUM}"
-    return None
-
-
-if (_why := _missing()) is not None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"browser tests cannot run under CI=true: {_why}; {HOW}", pytrace=False)
-    pytest.skip(f"{_why}; {HOW}", allow_module_level=True)
-
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
-
-
-def _pages() -> list[str]:
-    """Site paths of every page: docs/x.md -> /x/, docs/index.md -> /, notebooks too."""
-    out = []
-    for p in sorted(DOCS.rglob("*")):
-        if p.suffix not in (".md", ".ipynb") or "vendor" in p.parts or ".ipynb_checkpoints" in p.parts:
-            continue
-        rel = p.relative_to(DOCS).with_suffix("").as_posix()
-        out.append("/" if rel == "index" else f"/{rel.removesuffix('/index')}/")
-    return out
-
-
-PAGES = _pages()
-
-
-# ---------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="session")
-def site_dir(request) -> Path:
-    """The site built once with --strict by conftest's built_site (MICROGPT_SITE_DIR reuses a site built before)."""
-    if prebuilt := os.environ.get("MICROGPT_SITE_DIR"):
-        return Path(prebuilt)
-    return request.getfixturevalue("built_site")
-
-
-@pytest.fixture(scope="session")
-def base_url(site_dir):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-_CHROMIUM: dict = {}  # one per test process: two Playwright sync instances cannot run in one thread
-
-
-@pytest.fixture(scope="session")
-def browser(request):
-    """Chromium, shared by every module that imports this fixture (tests/test_browser_widgets.py does)."""
-    if not _CHROMIUM:
-        p = sync_playwright().start()
-        _CHROMIUM["browser"] = b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        request.config.add_cleanup(lambda: (b.close(), p.stop()))
-    return _CHROMIUM["browser"]
-
-
-class Watched:
-    """A page that records console errors, uncaught exceptions and requests leaving 127.0.0.1 (blocked)."""
-
-    def __init__(self, browser, base_url: str, scheme: str = "light"):
-        self.context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
-        self.page: Page = self.context.new_page()
-        self.errors: list[str] = []
-        self.outside: list[str] = []
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.context.route("**/*", self._route)
-
-    def _route(self, route):
-        url = route.request.url
-        if urlparse(url).hostname == "127.0.0.1" or url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture
-def watched(browser, base_url):
-    w = Watched(browser, base_url)
-    yield w
-    assert w.errors == [], f"console errors: {w.errors}"
-    assert w.outside == [], f"requests outside the site: {w.outside}"
-    w.close()
-
-
-def _page_with(site_dir: Path, marker: str) -> str:
-    for html in sorted(site_dir.rglob("index.html")):
-        if marker in html.read_text(encoding="utf-8"):
-            rel = html.parent.relative_to(site_dir).as_posix()
-            return "/" if rel == "." else f"/{rel}/"
-    pytest.fail(f"no page of the site has {marker!r}; place the widget marker on a page (docs/hooks/traces.py)")
+def _open(browser, base_url: str, path: str, scheme: str = "light", width: int = DESKTOP) -> Watched:
+    w = Watched(browser, base_url, scheme, width)
+    resp = w.page.goto(base_url + path, wait_until="networkidle")
+    assert resp is not None and resp.ok, f"{path}: HTTP {resp and resp.status}"
+    w.page.evaluate("document.fonts.ready")  # measurements below need the final fonts
+    return w
 
 
 # ---------------------------------------------------------------------------- every page
+VIEWS = [("light", DESKTOP), ("dark", DESKTOP), ("light", PHONE), ("dark", PHONE)]
+
+
 @pytest.mark.parametrize("path", PAGES)
-def test_page_loads_offline_with_math_rendered_and_screenshots(browser, base_url, path):
+def test_page_loads_offline_with_math_typeset_in_every_view(browser, base_url, path):
     SHOTS.mkdir(parents=True, exist_ok=True)
     name = path.strip("/").replace("/", "-") or "index"
-    for scheme in ("light", "dark"):
-        w = Watched(browser, base_url, scheme)
+    for scheme, width in VIEWS:
+        w = _open(browser, base_url, path, scheme, width)
         try:
-            resp = w.page.goto(base_url + path, wait_until="networkidle")
-            assert resp is not None and resp.ok, f"{path}: HTTP {resp and resp.status}"
-            want = "slate" if scheme == "dark" else "default"
-            assert w.page.get_attribute("body", "data-md-color-scheme") == want
-            math = w.page.locator(".arithmatex").count()
-            if math:
-                unrendered = w.page.locator(".arithmatex:not(:has(.katex))").count()
-                assert unrendered == 0, f"{path}: {unrendered} of {math} math elements not rendered by KaTeX"
+            page, view = w.page, f"{path} ({scheme}, {width} px)"
+            expect(page.locator("body")).to_have_attribute(
+                "data-md-color-scheme", "slate" if scheme == "dark" else "default"
+            )
+            # math is typeset when the page is built: nothing is left for a script to render
+            expect(page.locator(".arithmatex:not(:has(.katex))"), view).to_have_count(0)
             # every widget the build placed mounted without an error
-            assert w.page.locator("[data-mounted='error']").count() == 0
-            assert w.page.locator(".autograd-fallback").count() == 0, "a widget did not mount"
-            w.page.screenshot(path=str(SHOTS / f"{name}-{scheme}.png"), full_page=True)
-            assert w.errors == [], f"{path} ({scheme}): console errors {w.errors}"
-            assert w.outside == [], f"{path} ({scheme}): requests outside the site {w.outside}"
+            expect(page.locator("[data-mounted='error']"), view).to_have_count(0)
+            expect(page.locator(".autograd-fallback"), view).to_have_count(0)
+            page.screenshot(path=str(SHOTS / f"{name}-{width}-{scheme}.png"), full_page=True)
+            assert w.problems() == [], view
         finally:
             w.close()
+
+
+def _has_widget(page: Page) -> bool:
+    return page.locator("[class^='autograd-'], [class*=' autograd-']").count() > 0
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_each_page_loads_only_what_it_uses(browser, base_url, path):
+    w = Watched(browser, base_url)
+    requested: list[str] = []
+    w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
+    try:
+        w.page.goto(base_url + path, wait_until="networkidle")
+        page = w.page
+        # no render-blocking stylesheet but the theme's two; the site's own CSS is inlined per page
+        sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
+        assert len(sheets) == 2 and all("assets/stylesheets/" in h for h in sheets), sheets
+        styles = page.eval_on_selector_all("style[data-asset]", "ss => ss.map(s => s.dataset.asset)")
+        has_math = page.locator(".katex").count() > 0
+        assert ("vendor/katex/katex.min.css" in styles) == has_math, (path, styles)
+        assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
+        widget_js = [u for u in requested if "/javascripts/widgets/" in u]
+        assert bool(widget_js) == _has_widget(page), (path, widget_js)
+        assert ("stylesheets/widgets.css" in styles) == _has_widget(page), (path, styles)
+        # nobody's JupyterLab stylesheet, and Material's search index only once search is opened
+        assert page.locator("style:has-text('--jp-')").count() == 0
+        assert not any(u.endswith("search_index.json") for u in requested), "the search index loaded before search"
+        with page.expect_request(re.compile(r"search/search_index\.json$")):
+            page.locator(".md-search__input").focus()
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("query", ["accumulate", "accumulating", "accumulated"])
+def test_search_finds_the_accumulation_page_by_any_form_of_the_word(browser, base_url, query):
+    w = _open(browser, base_url, "/")
+    try:
+        page = w.page
+        page.locator(".md-search__input").click()
+        page.keyboard.type(query)
+        results = page.locator(".md-search-result__link")
+        expect(results.first).to_be_visible()
+        expect(page.locator(".md-search-result__link[href*='accumulation/']").first).to_be_attached()
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+# What scrolls sideways on the site today (scroll-regions.js marks these): waited for, not trusted;
+# MEASURE looks at every element of the article.
+SCROLL_BOXES = "pre > code, div.arithmatex, .md-typeset__scrollwrap, .tabbed-labels, [data-scroll-region]"
+REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) =>
+  el.scrollWidth <= el.clientWidth + 1 || el.tabIndex >= 0 || el.querySelector('a[href], button, input, [tabindex]'))"""
+MEASURE = """() => {
+  const out = {unreachable: [], clipped: [], covered: []};
+  out.pageOverflow = document.documentElement.scrollWidth - innerWidth;
+  const focusable = (el) => el.tabIndex >= 0 || el.querySelector('a[href], button, input, select, [tabindex]');
+  const name = (el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ' in #' +
+    (el.closest('[id]') || {id: '?'}).id + ': ' + el.textContent.trim().slice(0, 60);
+  // every box in the article that is wider than itself either scrolls, reachable by keyboard, or is a bug
+  for (const el of document.querySelectorAll('article *')) {
+    if (el.closest('.katex-mathml, svg, .md-code__nav') || el.scrollWidth <= el.clientWidth + 1) continue;
+    const ox = getComputedStyle(el).overflowX;
+    if (ox === 'hidden' || ox === 'clip') out.clipped.push(name(el));
+    else if ((ox === 'auto' || ox === 'scroll') && !focusable(el)) out.unreachable.push(name(el));
+  }
+  // the copy button sits beside the code, never over it
+  for (const nav of document.querySelectorAll('article .md-code__nav')) {
+    const code = nav.parentElement.querySelector(':scope > code');
+    if (!code) continue;
+    const a = nav.getBoundingClientRect(), b = code.getBoundingClientRect();
+    if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) out.covered.push(name(code));
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("path", PAGES)
+def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(browser, base_url, path, width):
+    w = _open(browser, base_url, path, "light", width)
+    try:
+        # scroll-regions.js marks wide boxes once laid out: wait for that, then measure and say what is wrong
+        try:
+            w.page.wait_for_function(REACHABLE, arg=SCROLL_BOXES, timeout=5000)
+        except PlaywrightTimeout:
+            pass
+        got = w.page.evaluate(MEASURE)
+        where = f"{path} at {width} px"
+        assert got["pageOverflow"] <= 0, f"{where}: the page itself scrolls sideways by {got['pageOverflow']} px"
+        assert got["clipped"] == [], f"{where}: content cut off without a scroll bar: {got['clipped']}"
+        assert got["covered"] == [], f"{where}: the copy button covers code: {got['covered']}"
+        assert got["unreachable"] == [], f"{where}: scroll regions a keyboard cannot reach: {got['unreachable']}"
+        assert w.problems() == []
+    finally:
+        w.close()

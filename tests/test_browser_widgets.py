@@ -7,6 +7,7 @@ CI=true, where it fails. Widgets that no page uses yet (the shared playground, a
 new diagrams) are rendered by the build hook here and mounted on a built page.
 """
 
+# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
 import importlib.util
@@ -17,11 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import test_browser as B
-
-# the shared browser fixtures: a built site served on 127.0.0.1, Chromium, and a watched page
-site_dir, base_url, browser, watched = B.site_dir, B.base_url, B.browser, B.watched
-Watched, _page_with = B.Watched, B._page_with
+from browser import Watched, base_url, browser, site_dir, watched  # noqa: F401  (fixtures, used by name)
+from browser import page_with as _page_with
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,7 @@ from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
-NOTEBOOK_HOOK = ROOT / "docs" / "hooks" / "jupyter_script.py"
+NOTEBOOK_HOOK = ROOT / "docs" / "hooks" / "notebook.py"
 EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix")  # ids of the solution cells
 TORCH_CELLS = ("torch-check", "torch-check-challenge")  # cell ids of the PyTorch comparisons
 SKIPPED = "PyTorch is not installed: skipped this check"
@@ -101,7 +101,7 @@ def test_no_cell_is_excused_from_running():
 
 
 def load_notebook_hook():
-    spec = importlib.util.spec_from_file_location("jupyter_script", NOTEBOOK_HOOK)
+    spec = importlib.util.spec_from_file_location("notebook_hook", NOTEBOOK_HOOK)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -110,7 +110,7 @@ def load_notebook_hook():
 def test_the_site_wraps_each_solution_cell_in_details():
     from mkdocs_jupyter.nbconvert2 import nb2html
 
-    html = load_notebook_hook().on_post_page(nb2html(str(NOTEBOOK), execute=False), page=None, config=None)
+    html = load_notebook_hook().restyle(nb2html(str(NOTEBOOK), execute=False))
     hidden = re.findall(r'<details class="notebook-solution">(.*?)</details>', html, re.S)
     hidden_ids = [cell_id for block in hidden for cell_id in re.findall(r'id="cell-id=([\w-]+)"', block)]
     assert hidden_ids == list(EXERCISES)

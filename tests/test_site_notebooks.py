@@ -14,7 +14,7 @@ import pytest
 from sitecheck import ROOT
 
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
-SAFE_TAGS = {"solution"}  # docs/hooks/jupyter_script.py folds these cells; they run like any other
+SAFE_TAGS = {"solution"}  # docs/hooks/notebook.py folds these cells; they run like any other
 SAFE_METADATA = {"tags", "jupyter", "collapsed", "scrolled", "editable", "deletable", "id"}
 SAFE_JUPYTER = {"source_hidden", "outputs_hidden"}
 

@@ -1,0 +1,204 @@
+"""Lighthouse scores for every page of the built site, as a phone on a slow network sees it.
+
+    python benchmarks/bench_site.py [SITE_DIR] [--cpu-slowdown N]      (make bench-site)
+
+Serves SITE_DIR (default: site/, which `make build` writes) on 127.0.0.1 behind a small HTTP server
+that gzips text as a real host does (Python's http.server sends no compression, and Lighthouse
+would then charge every page for bytes no reader downloads), runs node_modules/lighthouse with its
+mobile settings (a phone on simulated slow 4G) on every page, one at a time, and prints
+Performance / Accessibility / Best Practices / SEO per page, the metrics behind the performance
+score, the bytes transferred, and every audit that kept a category below its goal.
+
+CPU. Lighthouse slows the CPU down 4x to emulate its reference phone, assuming a desktop whose
+BenchmarkIndex (its own CPU benchmark) is about 1500; below 1000 it warns that the scores are too
+low. A shared build machine often measures 300-700. So one Lighthouse run on the home page first
+measures the BenchmarkIndex, and the slowdown comes from Lighthouse's published calibration
+(github.com/patrickhulce/lighthouse-cpu-throttling-calculator): 1x at 150, 2x at 800, 3x at 1300,
+one more per 233 above. The table shows the index of every run. --cpu-slowdown N skips the
+calibration. Network throttling is Lighthouse's default either way.
+
+Needs `npm ci` (Lighthouse) and Chromium at /usr/bin/chromium (or CHROME_PATH). A figure, not a
+test: scores move with the machine's load, so compare runs made next to each other.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIGHTHOUSE = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"
+CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-sync --no-first-run"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+GOAL = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
+COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".txt", ".py", ".map", ".wasm"}
+# what GitHub Pages sends; a host's cache policy is not what this measures, but leaving it out
+# would make Lighthouse's cache audit describe a server no reader uses
+CACHE_CONTROL = "max-age=600"
+
+
+class GzipHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files, gzipped when the client accepts it (level 6, what nginx and most CDNs use)."""
+
+    def log_message(self, *args) -> None:  # quiet: the table is the output
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", CACHE_CONTROL)
+        super().end_headers()
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        gzip_ok = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (gzip_ok and path.is_file() and path.suffix in COMPRESSIBLE):
+            return super().send_head()  # directory redirects, 404s, binary files, clients without gzip
+        body = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return _Body(body)
+
+
+class _Body:
+    """What send_head returns: something copyfile() can read and the handler can close."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, n: int = -1) -> bytes:
+        out, self.data = (self.data, b"") if n < 0 else (self.data[:n], self.data[n:])
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(GzipHandler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def pages(site: Path) -> list[str]:
+    """URL path of every page: each index.html of the built site."""
+    out = []
+    for html in sorted(site.rglob("index.html")):
+        rel = html.parent.relative_to(site).as_posix()
+        out.append("/" if rel == "." else f"/{rel}/")
+    return out
+
+
+def slowdown_for(benchmark_index: float) -> float:
+    """Lighthouse's CPU slowdown for a machine of this BenchmarkIndex (its calibration table)."""
+    if benchmark_index >= 1300:
+        return 3 + (benchmark_index - 1300) / 233
+    if benchmark_index >= 800:
+        return 2 + (benchmark_index - 800) / 500
+    return 1 + max(benchmark_index - 150, 0) / 650
+
+
+def lighthouse(url: str, cpu_slowdown: float | None = None, categories: tuple[str, ...] = CATEGORIES) -> dict:
+    cmd = [
+        "node",
+        str(LIGHTHOUSE),
+        url,
+        "--output=json",
+        "--output-path=stdout",
+        "--quiet",
+        f"--chrome-flags={CHROME_FLAGS}",
+        f"--only-categories={','.join(categories)}",
+    ]
+    if cpu_slowdown is not None:
+        cmd.append(f"--throttling.cpuSlowdownMultiplier={cpu_slowdown:.2f}")
+    env = {**os.environ, "CHROME_PATH": CHROME}
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 or not done.stdout.startswith("{"):
+        raise RuntimeError(f"lighthouse failed on {url}: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+def shortfalls(report: dict) -> list[str]:
+    """The audits that cost a category points, for every category below its goal."""
+    out = []
+    for cat in CATEGORIES:
+        c = report["categories"][cat]
+        if round(c["score"] * 100) >= GOAL[cat]:
+            continue
+        for ref in c["auditRefs"]:
+            a = report["audits"][ref["id"]]
+            if ref["weight"] > 0 and a["score"] is not None and a["score"] < 1:
+                value = a.get("displayValue", "")
+                out.append(f"{cat}: {ref['id']} score {a['score']:.2f} {value}".rstrip())
+    return out
+
+
+def main(argv: list[str]) -> int:
+    args = argv[1:]
+    cpu = None
+    if "--cpu-slowdown" in args:
+        k = args.index("--cpu-slowdown")
+        try:
+            cpu = float(args[k + 1])
+        except (IndexError, ValueError):
+            print("bench_site: error: --cpu-slowdown needs a number, e.g. --cpu-slowdown 4", file=sys.stderr)
+            return 2
+        del args[k : k + 2]
+    site = Path(args[0] if args else ROOT / "site").resolve()
+    if not (site / "index.html").is_file():
+        print(f"bench_site: error: no built site at {site}; run `make build` first", file=sys.stderr)
+        return 2
+    if not LIGHTHOUSE.is_file():
+        print("bench_site: error: node_modules/lighthouse is missing; run `npm ci`", file=sys.stderr)
+        return 2
+    if not Path(CHROME).exists():
+        print(f"bench_site: error: no Chromium at {CHROME}; install it or set CHROME_PATH", file=sys.stderr)
+        return 2
+    server, base = serve(site)
+    if cpu is None:
+        index = lighthouse(base + "/", categories=("performance",))["environment"]["benchmarkIndex"]
+        cpu = slowdown_for(index)
+        print(f"BenchmarkIndex {index:.0f}: CPU slowdown {cpu:.2f}x (Lighthouse's default, 4x, assumes about 1500)")
+    else:
+        print(f"CPU slowdown {cpu:.2f}x, as given")
+    cols = ("Perf", "A11y", "BP", "SEO")
+    metrics = f"  {'FCP':>5} {'LCP':>5} {'TBT':>5} {'CLS':>5} {'KB':>6} {'BI':>5}"
+    head = f"{'page':<34} " + " ".join(f"{c:>4}" for c in cols) + metrics
+    rows, notes = [head, "-" * len(head)], []
+    try:
+        for path in pages(site):
+            r = lighthouse(base + path, cpu)
+            s = [round(r["categories"][c]["score"] * 100) for c in CATEGORIES]
+            a = r["audits"]
+            fcp, lcp = (a[k]["numericValue"] / 1000 for k in ("first-contentful-paint", "largest-contentful-paint"))
+            tbt, cls = a["total-blocking-time"]["numericValue"], a["cumulative-layout-shift"]["numericValue"]
+            kb = a["total-byte-weight"]["numericValue"] / 1024
+            bi = r["environment"]["benchmarkIndex"]
+            scores = " ".join(f"{x:>4}" for x in s)
+            row = f"{path:<34} {scores}  {fcp:>4.1f}s {lcp:>4.1f}s {tbt:>3.0f}ms {cls:>5.3f} {kb:>6.0f} {bi:>5.0f}"
+            rows.append(row)
+            print(row if len(rows) > 3 else "\n".join(rows), flush=True)
+            notes += [f"{path}: {n}" for n in shortfalls(r)]
+    finally:
+        server.shutdown()
+        server.server_close()
+    print(f"\ngoal: Performance >= {GOAL['performance']}, the other three 100")
+    print(f"(mobile: simulated slow 4G, CPU slowdown {cpu:.2f}x; KB = bytes transferred, gzipped; BI = BenchmarkIndex)")
+    print("\n".join(["below the goal:", *notes]) if notes else "every page meets the goal")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

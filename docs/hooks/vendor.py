@@ -1,0 +1,81 @@
+"""Serve the site's front-end runtimes from node_modules/, which `npm ci` fills from package-lock.json.
+
+No third-party file is committed: `npm ci` checks every file against the integrity hash in
+package-lock.json, and this hook adds the few files the pages use to the build as mkdocs files
+(`on_files`), so `mkdocs build` and `mkdocs serve` both publish them under vendor/:
+
+    vendor/katex/    the stylesheet and its woff2 fonts (docs/hooks/math.py typesets the math at
+                     build time, so no page needs KaTeX's script)
+    vendor/pyodide/  the Python runtime the in-browser code runner loads on first use
+
+A missing or stale node_modules stops the build with one line that says to run `npm ci`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+NODE_MODULES = ROOT / "node_modules"
+
+# site folder -> (npm package, folder inside the package, glob patterns of the files it needs)
+VENDOR = {
+    "vendor/katex": (
+        "katex",
+        "dist",
+        ["katex.min.css", "fonts/*.woff2"],
+    ),
+    "vendor/pyodide": (
+        "pyodide",
+        ".",
+        ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"],
+    ),
+}
+
+
+def pinned_versions() -> dict[str, str]:
+    """package.json's exact versions: the one place they are written."""
+    manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    return {**manifest.get("dependencies", {}), **manifest.get("devDependencies", {})}
+
+
+def check_installed(package: str) -> Path:
+    """node_modules/<package>, after checking it is there at the version package.json pins."""
+    where = NODE_MODULES / package
+    want = pinned_versions().get(package)
+    try:
+        have = json.loads((where / "package.json").read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        raise PluginError(f"node_modules/{package} is missing: run `npm ci` in {ROOT}") from None
+    if want is not None and have != want:
+        raise PluginError(f"node_modules/{package} is {have}, package.json pins {want}: run `npm ci` in {ROOT}")
+    return where
+
+
+def vendored_files() -> dict[str, Path]:
+    """Site path -> file in node_modules, for every file in VENDOR (each pattern must match)."""
+    out = {}
+    for site_dir, (package, folder, patterns) in VENDOR.items():
+        base = check_installed(package) / folder
+        for pattern in patterns:
+            found = sorted(base.glob(pattern))
+            if not found:
+                raise PluginError(f"node_modules/{package}/{folder}/{pattern} is missing: run `npm ci` in {ROOT}")
+            for path in found:
+                out[f"{site_dir}/{path.relative_to(base).as_posix()}"] = path
+    return out
+
+
+def on_config(config):
+    vendored_files()  # fail at once, before the notebook is executed, when node_modules is not there
+    return config
+
+
+def on_files(files: Files, config) -> Files:
+    for site_path, source in vendored_files().items():
+        files.append(File.generated(config, site_path, abs_src_path=str(source)))
+    return files

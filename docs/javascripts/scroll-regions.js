@@ -1,0 +1,54 @@
+// Keyboard access to everything that scrolls sideways, on every page.
+//
+// A box whose content is wider than itself (a display equation, a table, a row of tab labels, a
+// code block; Material does this for code blocks only, and only on devices with a mouse) gets
+// tabindex="0", so a keyboard can reach it and scroll it with the arrow keys; it loses it again
+// when it fits.
+// Other scripts can opt a box in with the attribute data-scroll-region.
+// Material's per-block toolbar (the copy button) is a <nav> without a name; twenty of them would
+// fill a screen reader's list of landmarks, so it is marked as plain grouping instead.
+const SCROLLERS = [
+  ".md-typeset div.arithmatex",
+  ".md-typeset .md-typeset__scrollwrap",
+  ".md-typeset .tabbed-labels",
+  ".md-typeset pre > code",
+  "[data-scroll-region]",
+].join(",");
+
+function update() {
+  // measure every box first, then change attributes: interleaving them would lay the page out again
+  // for each box
+  const boxes = [...document.querySelectorAll(SCROLLERS)];
+  const scrolls = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
+  boxes.forEach((el, k) => {
+    if (scrolls[k] && !el.hasAttribute("tabindex")) {
+      el.tabIndex = 0;
+      el.dataset.mgScroll = "";
+    } else if (!scrolls[k] && "mgScroll" in el.dataset) {
+      el.removeAttribute("tabindex");
+      delete el.dataset.mgScroll;
+    }
+  });
+  for (const nav of document.querySelectorAll("nav.md-code__nav:not([role])")) nav.setAttribute("role", "none");
+}
+
+let pending = false;
+function later() {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => {
+    pending = false;
+    update();
+  });
+}
+
+if (window.document$) window.document$.subscribe(later);
+else document.addEventListener("DOMContentLoaded", later);
+addEventListener("load", later);
+addEventListener("resize", later);
+document.fonts.ready.then(later);
+// only for added elements that are (or hold) a toolbar or a scroll box, not for every widget redraw
+const relevant = (n) => n.nodeType === 1 && (n.matches("nav.md-code__nav") || n.querySelector(SCROLLERS));
+new MutationObserver((records) => {
+  if (records.some((r) => [...r.addedNodes].some(relevant))) later();
+}).observe(document.body, { childList: true, subtree: true });

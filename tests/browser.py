@@ -1,0 +1,187 @@
+"""Shared set-up for the browser tests: the built site served on 127.0.0.1 and opened in Chromium.
+
+A browser test file imports what it uses, fixtures included (pytest finds fixtures by name in
+the test module):
+
+    # ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
+    from browser import base_url, browser, site_dir, watched  # noqa: F401  (fixtures)
+    from browser import PAGES, Watched, page_with
+
+* `site_dir`: the site built once with --strict (`built_site`, tests/sitecheck.py);
+* `base_url`: that site served on 127.0.0.1 (no trailing slash);
+* `browser`: one headless Chromium for the session (/usr/bin/chromium, or MICROGPT_CHROMIUM);
+* `watched`: a `Watched` page at 1280 px in the light scheme that fails the test, when it
+  ends, on any console error, uncaught exception or request leaving the site (such requests
+  are blocked, so a test never waits on the network);
+* `Watched(browser, scheme=..., width=...)` for other views; `PAGES` lists every page's path.
+
+Needs Debian's Chromium (`apt-get install chromium`) and the Python package playwright
+(`pip install -e '.[test]'`; never `playwright install`). Without them the importing test file
+is skipped, except with CI=true, where it fails. Assertions wait for their condition
+(Playwright's `expect`, `wait_for_function`), never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = os.environ.get("MICROGPT_CHROMIUM", "/usr/bin/chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+HOW = "install Chromium with `apt-get install chromium` and playwright with `pip install -e '.[test]'`"
+PHONE, DESKTOP = 390, 1280  # viewport widths (CSS px) every page is checked at
+
+
+def unavailable(why: str) -> None:
+    """Skip the importing test file, or fail it under CI=true, where every test must run."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"browser tests cannot run under CI=true: {why}", pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return f"the Python package playwright is not installed; {HOW}"
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM}; {HOW}"
+    return None
+
+
+if (_why := _missing()) is not None:
+    unavailable(_why)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+
+def _pages() -> list[str]:
+    """Site path of every page: docs/x.md -> /x/, docs/index.md -> /, notebooks too."""
+    out = []
+    for p in sorted(DOCS.rglob("*")):
+        rel_parts = p.relative_to(DOCS).parts
+        if (
+            p.suffix not in (".md", ".ipynb")
+            or rel_parts[0] in ("hooks", "vendor")
+            or ".ipynb_checkpoints" in rel_parts
+        ):
+            continue
+        rel = p.relative_to(DOCS).with_suffix("").as_posix()
+        out.append("/" if rel == "index" else f"/{rel.removesuffix('/index')}/")
+    return out
+
+
+PAGES = _pages()
+
+
+# ---------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="session")
+def site_dir(request) -> Path:
+    """The site built once with --strict by tests/sitecheck.py's `built_site` (or MICROGPT_BUILT_SITE, built before)."""
+    if prebuilt := os.environ.get("MICROGPT_BUILT_SITE"):
+        return Path(prebuilt)
+    return request.getfixturevalue("built_site")
+
+
+# Test files import these fixtures, so pytest may register them once per file; each session-wide
+# resource is still made once (the first registration makes it and closes it at the end).
+_shared: dict[str, object] = {}
+
+
+@pytest.fixture(scope="session")
+def base_url(site_dir):
+    if "base_url" in _shared:
+        yield _shared["base_url"]
+        return
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site_dir)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _shared["base_url"] = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield _shared["base_url"]
+    finally:
+        del _shared["base_url"]
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole session."""
+    if "browser" in _shared:
+        yield _shared["browser"]
+        return
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        _shared["browser"] = b
+        try:
+            yield b
+        finally:
+            del _shared["browser"]
+            b.close()
+
+
+class Watched:
+    """A page that records console errors, uncaught exceptions and requests leaving 127.0.0.1 (blocked)."""
+
+    def __init__(self, browser: Browser, base_url: str = "", scheme: str = "light", width: int = DESKTOP):
+        self.context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+        self.page: Page = self.context.new_page()
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.context.route("**/*", self._route)
+
+    def _route(self, route):
+        url = route.request.url
+        if urlparse(url).hostname == "127.0.0.1" or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def problems(self) -> list[str]:
+        return [f"console error: {e}" for e in self.errors] + [f"request outside the site: {u}" for u in self.outside]
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def watched(browser, base_url):
+    w = Watched(browser, base_url)
+    yield w
+    try:
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+def page_with(site_dir: Path, marker: str) -> str:
+    """Path of the first page (in file order) whose HTML contains `marker`."""
+    for html in sorted(site_dir.rglob("index.html")):
+        if marker in html.read_text(encoding="utf-8"):
+            rel = html.parent.relative_to(site_dir).as_posix()
+            return "/" if rel == "." else f"/{rel}/"
+    pytest.fail(f"no page of the site has {marker!r}")

@@ -1,0 +1,81 @@
+"""axe-core finds no accessibility violation on any page of the built site: in the light and the dark
+scheme at 1280 px, and in the light scheme on a 390 px phone; nor in the search dialog, open with
+results, in either scheme.
+
+axe-core comes from npm (`npm ci`; the version package.json pins) and is injected into each page
+from node_modules, so the test runs offline. Without axe-core, Chromium or playwright it is skipped,
+except with CI=true, where it fails.
+"""
+
+# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
+from __future__ import annotations
+
+import pytest
+from browser import (  # noqa: F401  (base_url, browser and site_dir are fixtures)
+    DESKTOP,
+    PAGES,
+    PHONE,
+    ROOT,
+    Watched,
+    base_url,
+    browser,
+    site_dir,
+    unavailable,
+)
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+if not AXE.is_file():
+    unavailable(f"no {AXE.relative_to(ROOT)}; run `npm ci` (axe-core is a devDependency in package.json)")
+
+VIEWS = [("light", DESKTOP), ("dark", DESKTOP), ("light", PHONE)]
+
+# Runs axe on the document as it is now, and returns each violation with the first few elements.
+RUN_AXE = """async () => {
+  const result = await axe.run(document, { resultTypes: ["violations"] });
+  return result.violations.map((v) => ({
+    rule: v.id,
+    impact: v.impact,
+    count: v.nodes.length,
+    where: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + ": " + (n.failureSummary || "").split("\\n")[1]),
+  }));
+}"""
+
+
+def violations(w: Watched) -> list[str]:
+    w.page.add_script_tag(path=str(AXE))
+    found = w.page.evaluate(RUN_AXE)
+    return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]
+
+
+@pytest.mark.parametrize(("scheme", "width"), VIEWS, ids=[f"{s}-{w}" for s, w in VIEWS])
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_violation_on_the_page(browser, base_url, path, scheme, width):
+    w = Watched(browser, base_url, scheme, width)
+    try:
+        w.page.goto(base_url + path, wait_until="networkidle")
+        w.page.evaluate("document.fonts.ready")
+        # the site's own script has run: it marks wide boxes focusable and code toolbars as plain groups
+        expect(w.page.locator("nav.md-code__nav:not([role])")).to_have_count(0)
+        found = violations(w)
+        assert found == [], f"{path} ({scheme}, {width} px):\n" + "\n".join(found)
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_in_the_open_search_dialog(browser, base_url, scheme):
+    w = Watched(browser, base_url, scheme, DESKTOP)
+    try:
+        w.page.goto(base_url + "/", wait_until="networkidle")
+        w.page.locator(".md-search__input").click()
+        w.page.keyboard.type("gradient")
+        expect(w.page.locator(".md-search-result__link").first).to_be_visible()
+        found = violations(w)
+        assert found == [], f"search dialog ({scheme}):\n" + "\n".join(found)
+        assert w.problems() == []
+    finally:
+        w.close()
