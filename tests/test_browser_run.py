@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from sitecheck import collected_blocks, marker_keywords, scan_fences
@@ -29,7 +30,8 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PREFIX = "/backprop/"  # where the site is served: any path must work, not only /
+SITE_URL = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE).group(1)
+PREFIX = urlparse(SITE_URL).path  # the site is served under its real path, as on its host, not at /
 NEEDS_IMPORT = re.compile(r"^\s*(?:import|from)\s+(numpy|torch)\b", re.MULTILINE)
 RUN_TIMEOUT_MS = 180_000  # the first run includes starting Python on a busy machine
 
@@ -104,9 +106,18 @@ def run_url(site_dir):  # noqa: F811
 
 
 @pytest.fixture
-def watched(browser):  # noqa: F811
+def watched(browser, run_url):  # noqa: F811
     """A page failing the test on console errors, requests outside the site, and failed requests."""
-    w = Watched(browser, "")
+    w = Watched(browser, run_url)
+    w.page.set_default_timeout(RUN_TIMEOUT_MS)  # starting Python holds the page's main thread for seconds
+
+    def sitemap(route):
+        # Material's instant navigation follows only links listed in sitemap.xml, matched after swapping in
+        # the page's protocol and host name but not its port: give the test server's port to site_url.
+        body = route.fetch().text().replace(SITE_URL.rstrip("/").removesuffix(PREFIX.rstrip("/")), run_url)
+        route.fulfill(body=body, content_type="application/xml")
+
+    w.page.route("**/sitemap.xml", sitemap)
     w.failed: list[str] = []
     w.requested: list[str] = []
     w.page.on("request", lambda r: w.requested.append(r.url))
@@ -132,28 +143,37 @@ def _stdout(block) -> str:
     return block.locator(".mg-run__stdout").text_content()
 
 
-def _instant_go(page, base: str, path: str, blocks: int) -> None:
-    """Go to path with Material's instant navigation: the window, and so the loaded Python, stay."""
-    page.evaluate("url => window.location$.next(new URL(url))", base + path)
+def _next_page(page, base: str) -> str | None:
+    """Follow the footer's "Next" link, as a reader would: Material's instant navigation keeps the window,
+    and so the Python already loaded. Returns the new path, or None on the last page."""
+    following = page.locator("a.md-footer__link--next")
+    if not following.count():
+        return None
+    before = page.evaluate("location.pathname")
+    following.click()
+    page.wait_for_function("before => location.pathname !== before", arg=before)
+    path = page.evaluate("location.pathname")
+    want = len(PAGES.get(path, []))
     page.wait_for_function(
-        "([path, n]) => location.pathname === path && document.querySelectorAll('[data-mg-run]').length === n"
-        " && [...document.querySelectorAll('[data-mg-run]')].every((el) => el.mgRun)",
-        arg=[path, blocks],
+        "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
+        " return els.length === n && els.every((el) => el.mgRun); }",
+        arg=want,
     )
+    return path
 
 
 # ---------------------------------------------------------------------------- every block, every page
-def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url, request):
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url):
     page = watched.page
-    pages = [(path, blocks) for path, blocks in PAGES.items() if blocks]
-    assert pages, "no page has a runnable block"
-    page.goto(run_url + pages[0][0], wait_until="networkidle")
+    page.goto(run_url + PREFIX, wait_until="networkidle")
+    assert page.evaluate("window.location$ !== undefined"), "Material's instant navigation is off"
+    window = page.evaluate("window.mgWindow = Math.random()")
     started = time.monotonic()
-    ran = matched = 0
-    problems: list[str] = []
-    for k, (path, blocks) in enumerate(pages):
-        if k:
-            _instant_go(page, run_url, path, len(blocks))
+    visited, ran, matched, problems = [], 0, 0, []
+    path = PREFIX
+    while path is not None:
+        visited.append(path)
+        blocks = PAGES.get(path, [])  # the notebook page has none: nbval runs its cells
         shown = page.locator("[data-mg-run]")
         assert shown.count() == len(blocks), f"{path}: {shown.count()} blocks marked runnable, .md has {len(blocks)}"
         for b in blocks:
@@ -161,8 +181,7 @@ def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, 
             if b.needs:
                 assert el.locator(".mg-run__run").count() == 0, f"{path} block {b.n} needs {b.needs} but offers Run"
                 continue
-            run = el.get_by_role("button", name=re.compile(r"^Run"))
-            run.click()
+            el.get_by_role("button", name=re.compile(r"^Run")).click()
             state = _wait_done(page, el)
             ran += 1
             out = _stdout(el)
@@ -174,12 +193,18 @@ def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, 
                     assert el.locator(".mg-run__verdict").get_attribute("data-verdict") == "match"
                 else:
                     problems.append(f"{path} block {b.n}: printed {out!r}, the checked output is {b.expected!r}")
+        path = _next_page(page, run_url)
     seconds = time.monotonic() - started
+    assert page.evaluate("window.mgWindow") == window, "a page was loaded in full: Python was started more than once"
+    assert set(PAGES) <= set(visited), f"not reached by the footer's Next links: {set(PAGES) - set(visited)}"
+    runnable = sum(1 for blocks in PAGES.values() for b in blocks if not b.needs)
     with_expected = sum(1 for blocks in PAGES.values() for b in blocks if b.expected is not None and not b.needs)
-    request.node.user_properties.append(("figures", f"{ran} blocks run, {matched}/{with_expected} matched"))
-    print(f"\n{ran} blocks run in the browser, {matched} of {with_expected} checked outputs matched, {seconds:.0f} s")
+    print(
+        f"\n{ran} of {runnable} runnable blocks run in the browser without error: {ran - len(problems)};"
+        f" {matched} of {with_expected} checked outputs matched; {seconds:.0f} s"
+    )
     assert problems == [], "\n".join(problems)
-    assert matched == with_expected
+    assert (ran, matched) == (runnable, with_expected)
 
 
 # ---------------------------------------------------------------------------- editing

@@ -92,7 +92,7 @@ async function execute(el, blocks) {
   } catch (err) {
     // not a Python exception (run_chain catches those): the interpreter itself failed
     resetPython();
-    throw err;
+    throw new Error(`Python in this page stopped (${err.message.split("\n")[0]}); Run starts it again.`);
   } finally {
     runChain.destroy();
   }
@@ -111,7 +111,7 @@ function run(el, blocks) {
   job
     .catch((err) => {
       el.dataset.mgState = "error";
-      setStatus(ui, `Python could not run this: ${err.message}`);
+      setStatus(ui, err.message.startsWith("Python") ? err.message : `Python could not start: ${err.message}`);
       console.error("microgpt run:", err);
     })
     .finally(() => {

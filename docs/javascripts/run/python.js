@@ -10,7 +10,7 @@ const HELPERS = "/home/pyodide/.microgpt-site"; // in the interpreter's own (in-
 // provides <name> (one synchronous same-site request per name, the first time it is imported);
 // `run_chain` runs a page's blocks the way the test suite does, and `trace_json` serves the widgets.
 const SETUP = `
-import contextlib, io, json, linecache, sys, traceback
+import contextlib, gc, io, json, linecache, sys, traceback
 from importlib.machinery import PathFinder
 from pathlib import Path
 from js import XMLHttpRequest
@@ -43,16 +43,31 @@ def run_chain(sources, names):
     """Run the blocks of one chain in one fresh namespace, as pytest-codeblocks does; (stdout, stderr, ok)."""
     out, err = io.StringIO(), io.StringIO()
     namespace = {"__MODULE__": "__main__"}
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        for source, name in zip(sources, names):
-            linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # source lines in tracebacks
-            try:
-                exec(compile(source, name, "exec"), namespace)
-            except BaseException as e:  # SystemExit and KeyboardInterrupt too: the page must survive them
-                tb = e.__traceback__.tb_next if e.__traceback__ else None  # hide this function's frame
-                traceback.print_exception(type(e), e, tb)
-                return out.getvalue(), err.getvalue(), False
-    return out.getvalue(), err.getvalue(), True
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            for source, name in zip(sources, names):
+                linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # lines in tracebacks
+                try:
+                    exec(compile(source, name, "exec"), namespace)
+                except BaseException as e:  # SystemExit and KeyboardInterrupt too: the page must survive them
+                    tb = e.__traceback__.tb_next if e.__traceback__ else None  # hide this function's frame
+                    traceback.print_exception(type(e), e, tb)
+                    return out.getvalue(), err.getvalue(), False
+        return out.getvalue(), err.getvalue(), True
+    finally:
+        unlink_graphs()  # before the namespace lets go of them
+        namespace.clear()
+        gc.collect()
+
+def unlink_graphs():
+    # Freeing a Value frees its children, recursively, and in WebAssembly those nested calls use the
+    # browser's own call stack, which CPython's guard cannot see: dropping a chain of a few thousand
+    # Values would crash the interpreter. So once a run is over, every Value lets go of its children
+    # first, and each is then freed on its own.
+    engine = sys.modules.get("microgpt.engine")
+    if engine is not None:
+        for value in [o for o in gc.get_objects() if isinstance(o, engine.Value)]:
+            value._children = ()
 
 def trace_json(preset, leaves_json):
     from autograd_trace import trace_preset
