@@ -33,14 +33,6 @@ function chainOf(el, blocks) {
   return blocks.slice(i, end + 1);
 }
 
-function paint() {
-  // let the browser show "Running…" before Python holds the main thread
-  return new Promise((resolve) => {
-    requestAnimationFrame(() => setTimeout(resolve, 0));
-    setTimeout(resolve, 100); // a hidden tab may never animate
-  });
-}
-
 function setStatus(ui, message, fraction) {
   ui.message.textContent = message;
   ui.progress.hidden = fraction === undefined;
@@ -79,31 +71,19 @@ async function execute(el, blocks) {
   const python = await getPython((message, fraction) => setStatus(ui, message, fraction));
   el.dataset.mgState = "running";
   setStatus(ui, "Running…", null);
-  await paint();
   const chain = chainOf(el, blocks);
   const names = chain.map((b, k) => (chain.length === 1 ? "<example>" : `<example, part ${k + 1} of ${chain.length}>`));
   const started = performance.now();
-  const runChain = python.pyimport("_mg_site").run_chain;
-  let result;
-  try {
-    const proxy = runChain(chain.map(sourceOf), names);
-    result = proxy.toJs();
-    proxy.destroy();
-  } catch (err) {
-    // not a Python exception (run_chain catches those): the interpreter itself failed
-    resetPython();
-    throw new Error(`Python in this page stopped (${err.message.split("\n")[0]}); Run starts it again.`);
-  } finally {
-    runChain.destroy();
-  }
-  const [stdout, stderr, ok] = result;
-  showResult(el, stdout, stderr, ok, chain, (performance.now() - started) / 1000);
-  el.dataset.mgMs = String(Math.round(performance.now() - started));
+  const [stdout, stderr, ok] = await python.runChain(chain.map(sourceOf), names);
+  const ms = performance.now() - started;
+  el.dataset.mgMs = String(Math.round(ms));
+  showResult(el, stdout, stderr, ok, chain, ms / 1000);
 }
 
 function run(el, blocks) {
   const ui = el.mgRun;
-  ui.run.disabled = true;
+  ui.run.hidden = true;
+  ui.stop.hidden = false;
   el.setAttribute("aria-busy", "true");
   setStatus(ui, "Waiting for the example that is running…");
   const job = queue.then(() => execute(el, blocks));
@@ -112,12 +92,19 @@ function run(el, blocks) {
     .catch((err) => {
       el.dataset.mgState = "error";
       setStatus(ui, err.message.startsWith("Python") ? err.message : `Python could not start: ${err.message}`);
-      console.error("microgpt run:", err);
+      if (!err.message.startsWith("Python was stopped")) console.error("microgpt run:", err);
     })
     .finally(() => {
-      ui.run.disabled = false;
+      const hadFocus = document.activeElement === ui.stop;
+      ui.run.hidden = false;
+      ui.stop.hidden = true;
+      if (hadFocus) ui.run.focus(); // keep the keyboard where it was
       el.removeAttribute("aria-busy");
     });
+}
+
+function stop() {
+  resetPython(); // ends the worker: the block under way fails with "Python was stopped."
 }
 
 function startEditing(el, blocks) {
@@ -186,6 +173,7 @@ function mount(el, blocks) {
     h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "▶" }),
     " Run",
   );
+  ui.stop = h("button", { type: "button", className: "md-button mg-run__stop", textContent: "Stop", hidden: true });
   ui.edit = h("button", { type: "button", className: "md-button mg-run__edit", textContent: "Edit" });
   ui.reset = h("button", { type: "button", className: "md-button mg-run__reset", textContent: "Reset", hidden: true });
   ui.message = h("span", { className: "mg-run__message" });
@@ -197,9 +185,10 @@ function mount(el, blocks) {
   ui.verdictText = h("span");
   ui.verdict = h("p", { className: "mg-run__verdict", hidden: true }, ui.verdictIcon, " ", ui.verdictText);
   const status = h("span", { className: "mg-run__status", role: "status" }, ui.message, ui.progress);
-  const bar = h("div", { className: "mg-run__bar" }, ui.run, ui.edit, ui.reset, status);
+  const bar = h("div", { className: "mg-run__bar" }, ui.run, ui.stop, ui.edit, ui.reset, status);
 
   ui.run.addEventListener("click", () => run(el, blocks));
+  ui.stop.addEventListener("click", stop);
   ui.edit.addEventListener("click", () => startEditing(el, blocks));
   ui.reset.addEventListener("click", () => reset(el));
   highlightOf(el).after(bar, ui.output, ui.verdict);

@@ -13,12 +13,7 @@ export async function onLeaves(widget, detail) {
   const { preset, leaves } = detail ?? {};
   try {
     const python = await getPython();
-    const traceJson = python.pyimport("_mg_site").trace_json;
-    try {
-      widget.mgSetTrace?.(JSON.parse(traceJson(String(preset), JSON.stringify(leaves ?? {}))));
-    } finally {
-      traceJson.destroy();
-    }
+    widget.mgSetTrace?.(JSON.parse(await python.traceJson(String(preset), JSON.stringify(leaves ?? {}))));
   } catch (err) {
     widget.mgSetError?.(`Python could not compute this: ${lastLine(err)}`);
   }
