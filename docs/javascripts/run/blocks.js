@@ -45,6 +45,7 @@ function showResult(el, stdout, stderr, ok, chain, seconds) {
   ui.stdout.textContent = stdout;
   ui.stderr.textContent = stderr;
   ui.output.hidden = false;
+  ui.output.dataset.stale = "false";
   ui.output.dataset.empty = String(!stdout && !stderr);
   const others = chain.length - 1;
   const together = others ? ` with the ${others === 1 ? "block" : `${others} blocks`} it continues` : "";
@@ -120,6 +121,10 @@ function startEditing(el, blocks) {
   ui.editor.rows = Math.min(30, ui.editor.value.split("\n").length + 1);
   ui.editor.oninput = () => {
     el.dataset.mgEdited = String(ui.editor.value !== ui.original.replace(/\n$/, ""));
+    if (ui.output.hidden || ui.output.dataset.stale === "true") return;
+    ui.output.dataset.stale = "true"; // what is shown came from the code before this edit
+    ui.verdict.hidden = true;
+    setStatus(ui, "Edited: the output shown is from before the edit. Run to see the new one.");
   };
   ui.editor.onkeydown = (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {

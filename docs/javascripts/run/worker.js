@@ -112,7 +112,7 @@ async function fetchWheel(root) {
 
 async function start({ root }) {
   const vendor = new URL("vendor/pyodide/", root).href;
-  progress("Downloading and starting Python (about 6 MB compressed, once per visit)…", null);
+  progress("Downloading and starting Python (about 14 MB, once per visit)…", null);
   const { loadPyodide } = await import(`${vendor}pyodide.mjs`);
   // packageBaseUrl: even a stray loadPackage() must not reach Pyodide's default CDN
   const [py, wheel] = await Promise.all([loadPyodide({ indexURL: vendor, packageBaseUrl: vendor }), fetchWheel(root)]);
