@@ -190,6 +190,8 @@ def trace_preset(name, leaves=None):
 
 
 def on_post_build(config) -> None:
+    if not (ROOT / "pyproject.toml").exists():
+        return  # a partial copy of the project (tests/sitecheck.py's copy_project): nothing to package
     site = Path(config["site_dir"])
     if not (site / "dist" / "latest.json").exists():
         build_wheel(site / "dist")
