@@ -97,6 +97,7 @@ def main() -> None:
         page = context.new_page()
         page.set_default_timeout(300_000)
         page.goto(base + COLD_PAGE, wait_until="networkidle")
+        page.wait_for_selector(".mg-run__run")
         page.evaluate(LONG_TASKS)
         fetched: list[str] = []
         page.on("request", lambda r: fetched.append(r.url))
@@ -106,6 +107,7 @@ def main() -> None:
         again = page.evaluate(CLICK_AND_TIME, 0)
 
         page.goto(base + WARM_PAGE, wait_until="networkidle")  # a full load: Python starts again
+        page.wait_for_selector(".mg-run__run")
         page.evaluate(CLICK_AND_TIME, 0)
         warm = []
         for el in page.locator("[data-mg-run]:has(.mg-run__run)").all():
