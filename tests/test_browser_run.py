@@ -241,6 +241,12 @@ def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url
     page.wait_for_function("el => el.dataset.mgState === 'error'", arg=el.element_handle())
     assert "ZeroDivisionError" in el.locator(".mg-run__stderr").text_content()
 
+    editor.fill("while True:\n    pass")  # a runaway edit: Stop ends it, and the page is still usable
+    el.get_by_role("button", name=re.compile(r"^Run")).click()
+    el.get_by_role("button", name="Stop").click()
+    page.wait_for_function("el => el.dataset.mgState === 'error'", arg=el.element_handle())
+    assert "stopped" in el.locator(".mg-run__status").text_content()
+
     reset = el.get_by_role("button", name="Reset")
     reset.focus()
     page.keyboard.press("Enter")
@@ -248,7 +254,7 @@ def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url
     assert el.locator(".mg-run__output").is_hidden()
     run = el.get_by_role("button", name=re.compile(r"^Run"))
     run.focus()
-    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # Python starts again after the Stop
     page.wait_for_function("el => el.dataset.mgState === 'done'", arg=el.element_handle())
     assert _stdout(el) == block.expected
     assert verdict.get_attribute("data-verdict") == "match"

@@ -35,6 +35,7 @@ function chainOf(el, blocks) {
 
 function setStatus(ui, message, fraction) {
   ui.message.textContent = message;
+  ui.spoken.textContent = "";
   ui.progress.hidden = fraction === undefined;
   if (fraction === null) ui.progress.removeAttribute("value"); // indeterminate
   else if (fraction !== undefined) ui.progress.value = fraction;
@@ -64,6 +65,7 @@ function showResult(el, stdout, stderr, ok, chain, seconds) {
   ui.verdictText.textContent = same
     ? `Same as the checked output below${edited}.`
     : `Not the same as the checked output below${edited}.`;
+  ui.spoken.textContent = ` ${ui.verdictText.textContent}`; // the status region says it too
 }
 
 async function execute(el, blocks) {
@@ -83,9 +85,11 @@ async function execute(el, blocks) {
 
 function run(el, blocks) {
   const ui = el.mgRun;
-  ui.run.hidden = true;
-  ui.stop.hidden = false;
+  if (el.hasAttribute("aria-busy")) return;
+  // aria-disabled, not disabled: a disabled button would drop the keyboard focus
+  ui.run.setAttribute("aria-disabled", "true");
   el.setAttribute("aria-busy", "true");
+  const offerStop = setTimeout(() => (ui.stop.hidden = false), 1000); // only for a run that takes a while
   setStatus(ui, "Waiting for the example that is running…");
   const job = queue.then(() => execute(el, blocks));
   queue = job.catch(() => {});
@@ -96,11 +100,12 @@ function run(el, blocks) {
       if (!err.message.startsWith("Python was stopped")) console.error("microgpt run:", err);
     })
     .finally(() => {
-      const hadFocus = document.activeElement === ui.stop;
-      ui.run.hidden = false;
+      clearTimeout(offerStop);
+      const stopHadFocus = document.activeElement === ui.stop;
       ui.stop.hidden = true;
-      if (hadFocus) ui.run.focus(); // keep the keyboard where it was
+      ui.run.removeAttribute("aria-disabled");
       el.removeAttribute("aria-busy");
+      if (stopHadFocus) ui.run.focus(); // the keyboard stays where it was
     });
 }
 
@@ -182,14 +187,15 @@ function mount(el, blocks) {
   ui.edit = h("button", { type: "button", className: "md-button mg-run__edit", textContent: "Edit" });
   ui.reset = h("button", { type: "button", className: "md-button mg-run__reset", textContent: "Reset", hidden: true });
   ui.message = h("span", { className: "mg-run__message" });
-  ui.progress = h("progress", { className: "mg-run__progress", max: 1, hidden: true });
+  ui.progress = h("progress", { className: "mg-run__progress", max: 1, hidden: true, "aria-label": "Starting Python" });
+  ui.spoken = h("span", { className: "mg-run__spoken" }); // for screen readers only
   ui.stdout = h("span", { className: "mg-run__stdout" });
   ui.stderr = h("span", { className: "mg-run__stderr" });
   ui.output = h("output", { className: "mg-run__output", hidden: true, "aria-label": "Output" }, ui.stdout, ui.stderr);
   ui.verdictIcon = h("span", { className: "mg-run__icon", "aria-hidden": "true" });
   ui.verdictText = h("span");
   ui.verdict = h("p", { className: "mg-run__verdict", hidden: true }, ui.verdictIcon, " ", ui.verdictText);
-  const status = h("span", { className: "mg-run__status", role: "status" }, ui.message, ui.progress);
+  const status = h("span", { className: "mg-run__status", role: "status" }, ui.message, ui.spoken, ui.progress);
   const bar = h("div", { className: "mg-run__bar" }, ui.run, ui.stop, ui.edit, ui.reset, status);
 
   ui.run.addEventListener("click", () => run(el, blocks));
