@@ -1,6 +1,6 @@
 // Entry point, loaded on every page (about 1 KB). The Run buttons (blocks.js) are fetched only on a page
 // whose build marked runnable blocks; Python itself only when a reader first asks for it.
-import { SITE_ROOT } from "./root.js"; // resolve the root now, on the page that loaded this script
+import "./root.js"; // resolve the site root now, on the page that loaded this script (see root.js)
 
 function mountBlocks() {
   if (!document.querySelector("[data-mg-run]")) return;
@@ -19,5 +19,3 @@ document.addEventListener("mg:leaves", (event) => {
 
 if (window.document$) window.document$.subscribe(mountBlocks);
 else mountBlocks(); // module scripts run after parsing, so the page is there
-
-export { SITE_ROOT };
