@@ -1,0 +1,21 @@
+// Entry point, loaded on every page (about 1 KB). The Run buttons (blocks.js) are fetched only on a page
+// whose build marked runnable blocks; Python itself only when a reader first asks for it.
+import "./root.js"; // resolve the site root now, on the page that loaded this script (see root.js)
+
+function mountBlocks() {
+  if (!document.querySelector("[data-mg-run]")) return;
+  import("./blocks.js")
+    .then((m) => m.mountBlocks(document))
+    .catch((err) => console.error("microgpt run buttons:", err));
+}
+
+// The widgets ask for traces with the reader's leaf values (see leaves.js).
+document.addEventListener("mg:leaves", (event) => {
+  const widget = event.target;
+  import("./leaves.js")
+    .then((m) => m.onLeaves(widget, event.detail))
+    .catch((err) => widget.mgSetError?.(`Python could not start: ${err.message}`));
+});
+
+if (window.document$) window.document$.subscribe(mountBlocks);
+else mountBlocks(); // module scripts run after parsing, so the page is there

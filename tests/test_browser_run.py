@@ -1,0 +1,328 @@
+"""Every runnable block of the site runs in the reader's browser (Pyodide, served by the site itself) and
+prints exactly the checked output the test suite compares; editing, reset, the "needs" notes and the
+editable-leaves handler work. The site is served under a URL path (/backprop/), as on a real host.
+
+Needs Chromium and playwright (as tests/test_browser.py) and the site built with `npm ci` done (the
+build copies Pyodide from node_modules/). Without them these tests skip, except with CI=true.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import importlib.util
+import io
+import json
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from sitecheck import collected_blocks, marker_keywords, scan_fences
+from test_browser import Watched, browser, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SITE_URL = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE).group(1)
+PREFIX = urlparse(SITE_URL).path  # the site is served under its real path, as on its host, not at /
+NEEDS_IMPORT = re.compile(r"^\s*(?:import|from)\s+(numpy|torch)\b", re.MULTILINE)
+RUN_TIMEOUT_MS = 180_000  # the first run includes starting Python on a busy machine
+
+if not (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").exists():
+    why = "node_modules/pyodide is missing: run `npm ci` (the site serves Pyodide from it)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"in-browser Python cannot be tested under CI=true: {why}", pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+
+# ---------------------------------------------------------------------------- what the pages should show
+@dataclass
+class Block:
+    n: int  # data-mg-run on the page
+    expected: str | None  # the checked output the suite compares with the chain's stdout, on its last block
+    needs: str | None  # "torch" | "numpy": no Run button in the browser
+
+
+def runnable_blocks(md: Path) -> list[Block]:
+    """The page's blocks the test suite runs, in page order, read from the .md file (not from the site)."""
+    fences = [f for f in scan_fences(md.read_text(encoding="utf-8")) if f.language == "python"]
+    heads = [b for b in collected_blocks(md) if b.syntax == "python"]
+    chains: list[list] = []
+    for fence in fences:
+        if "cont" in marker_keywords(fence):
+            chains[-1].append(fence)
+        else:
+            chains.append([fence])
+    blocks: list[Block] = []
+    for chain, head in zip(chains, heads, strict=True):
+        if any(m.startswith("pytest.mark.skip(") for m in head.marks):
+            continue
+        found = NEEDS_IMPORT.search(head.code)
+        needs = head.importorskip or (found.group(1) if found else None)
+        for k in range(len(chain)):
+            last = k == len(chain) - 1
+            blocks.append(Block(len(blocks), head.expected_output if last else None, needs))
+    return blocks
+
+
+def _site_path(md: Path) -> str:
+    rel = md.relative_to(DOCS).with_suffix("").as_posix()
+    return PREFIX if rel == "index" else f"{PREFIX}{rel.removesuffix('/index')}/"
+
+
+PAGES = {
+    _site_path(md): runnable_blocks(md)
+    for md in sorted(DOCS.rglob("*.md"))
+    if not {"hooks", "vendor"} & set(md.relative_to(DOCS).parts)
+}
+
+
+# ---------------------------------------------------------------------------- serving and watching
+@pytest.fixture(scope="session")
+def run_url(site_dir):  # noqa: F811
+    """The built site served under PREFIX; anything else is a 404."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path):
+            if not path.startswith(PREFIX):
+                return str(Path(site_dir) / "no such file")
+            return super().translate_path(path[len(PREFIX) - 1 :])
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site_dir)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def watched(browser, run_url):  # noqa: F811
+    """A page failing the test on console errors, requests outside the site, and failed requests."""
+    w = Watched(browser, run_url)
+    w.page.set_default_timeout(RUN_TIMEOUT_MS)  # starting Python holds the page's main thread for seconds
+
+    def sitemap(route):
+        # Material's instant navigation follows only links listed in sitemap.xml, matched after swapping in
+        # the page's protocol and host name but not its port: give the test server's port to site_url.
+        body = route.fetch().text().replace(SITE_URL.rstrip("/").removesuffix(PREFIX.rstrip("/")), run_url)
+        route.fulfill(body=body, content_type="application/xml")
+
+    w.page.route("**/sitemap.xml", sitemap)
+    w.failed: list[str] = []
+    w.requested: list[str] = []
+    w.page.on("request", lambda r: w.requested.append(r.url))
+    w.page.on("response", lambda r: r.status >= 400 and w.failed.append(f"{r.status} {r.url}"))
+    w.page.on("requestfailed", lambda r: w.failed.append(f"{r.failure} {r.url}"))
+    yield w
+    assert w.errors == [], f"console errors: {w.errors}"
+    assert w.outside == [], f"requests outside the site: {w.outside}"
+    assert w.failed == [], f"failed requests: {w.failed}"
+    w.close()
+
+
+def _wait_done(page, block, timeout=RUN_TIMEOUT_MS) -> str:
+    page.wait_for_function(
+        "el => el.dataset.mgState === 'done' || el.dataset.mgState === 'error'",
+        arg=block.element_handle(),
+        timeout=timeout,
+    )
+    return block.get_attribute("data-mg-state")
+
+
+def _stdout(block) -> str:
+    return block.locator(".mg-run__stdout").text_content()
+
+
+def _next_page(page, base: str) -> str | None:
+    """Follow the footer's "Next" link, as a reader would: Material's instant navigation keeps the window,
+    and so the Python already loaded. Returns the new path, or None on the last page."""
+    following = page.locator("a.md-footer__link--next")
+    if not following.count():
+        return None
+    before = page.evaluate("location.pathname")
+    following.click()
+    page.wait_for_function("before => location.pathname !== before", arg=before)
+    path = page.evaluate("location.pathname")
+    want = len(PAGES.get(path, []))
+    page.wait_for_function(
+        "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
+        " return els.length === n && els.every((el) => el.mgRun); }",
+        arg=want,
+    )
+    return path
+
+
+# ---------------------------------------------------------------------------- every block, every page
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url):
+    page = watched.page
+    page.goto(run_url + PREFIX, wait_until="networkidle")
+    assert page.evaluate("window.location$ !== undefined"), "Material's instant navigation is off"
+    window = page.evaluate("window.mgWindow = Math.random()")
+    started = time.monotonic()
+    visited, ran, matched, problems = [], 0, 0, []
+    path = PREFIX
+    while path is not None:
+        visited.append(path)
+        blocks = PAGES.get(path, [])  # the notebook page has none: nbval runs its cells
+        shown = page.locator("[data-mg-run]")
+        assert shown.count() == len(blocks), f"{path}: {shown.count()} blocks marked runnable, .md has {len(blocks)}"
+        for b in blocks:
+            el = page.locator(f'[data-mg-run="{b.n}"]')
+            if b.needs:
+                assert el.locator(".mg-run__run").count() == 0, f"{path} block {b.n} needs {b.needs} but offers Run"
+                continue
+            el.get_by_role("button", name=re.compile(r"^Run")).click()
+            state = _wait_done(page, el)
+            ran += 1
+            out = _stdout(el)
+            if state != "done":
+                problems.append(f"{path} block {b.n}: {el.locator('.mg-run__stderr').text_content()}")
+            elif b.expected is not None:
+                if out == b.expected:
+                    matched += 1
+                    assert el.locator(".mg-run__verdict").get_attribute("data-verdict") == "match"
+                else:
+                    problems.append(f"{path} block {b.n}: printed {out!r}, the checked output is {b.expected!r}")
+        path = _next_page(page, run_url)
+    seconds = time.monotonic() - started
+    assert page.evaluate("window.mgWindow") == window, "a page was loaded in full: Python was started more than once"
+    assert set(PAGES) <= set(visited), f"not reached by the footer's Next links: {set(PAGES) - set(visited)}"
+    runnable = sum(1 for blocks in PAGES.values() for b in blocks if not b.needs)
+    with_expected = sum(1 for blocks in PAGES.values() for b in blocks if b.expected is not None and not b.needs)
+    print(
+        f"\n{ran} of {runnable} runnable blocks run in the browser without error: {ran - len(problems)};"
+        f" {matched} of {with_expected} checked outputs matched; {seconds:.0f} s"
+    )
+    assert problems == [], "\n".join(problems)
+    assert (ran, matched) == (runnable, with_expected)
+
+
+# ---------------------------------------------------------------------------- editing
+def _native_stdout(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {"__MODULE__": "__main__"})
+    return out.getvalue()
+
+
+def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url):
+    page = watched.page
+    path, block = next((p, b) for p, bs in PAGES.items() for b in bs if b.expected and not b.needs and b.n == 0)
+    page.goto(run_url + path, wait_until="networkidle")
+    el = page.locator('[data-mg-run="0"]')
+    original = el.locator("code").first.text_content()
+    edited = original.rstrip("\n") + '\nprint("edited:", 6 * 7)\n'
+
+    el.get_by_role("button", name="Edit").focus()
+    page.keyboard.press("Enter")  # the keyboard alone: Edit, type, Ctrl+Enter runs
+    editor = el.get_by_role("textbox")
+    assert editor.evaluate("e => e === document.activeElement")
+    assert editor.input_value() == original.rstrip("\n")
+    editor.fill(edited)
+    page.keyboard.press("Control+Enter")
+    assert _wait_done(page, el) == "done"
+    assert _stdout(el) == _native_stdout(edited) == block.expected + "edited: 42\n"
+    verdict = el.locator(".mg-run__verdict")
+    assert verdict.get_attribute("data-verdict") == "mismatch"
+    assert verdict.text_content().strip().startswith("✗ Not the same")
+
+    editor.fill("print(1 / 0)")
+    el.get_by_role("button", name=re.compile(r"^Run")).click()
+    page.wait_for_function("el => el.dataset.mgState === 'error'", arg=el.element_handle())
+    assert "ZeroDivisionError" in el.locator(".mg-run__stderr").text_content()
+
+    editor.fill("while True:\n    pass")  # a runaway edit: Stop ends it, and the page is still usable
+    el.get_by_role("button", name=re.compile(r"^Run")).click()
+    el.get_by_role("button", name="Stop").click()
+    page.wait_for_function("el => el.dataset.mgState === 'error'", arg=el.element_handle())
+    assert "stopped" in el.locator(".mg-run__status").text_content()
+
+    reset = el.get_by_role("button", name="Reset")
+    reset.focus()
+    page.keyboard.press("Enter")
+    assert editor.is_hidden() and el.locator(".highlight").is_visible()
+    assert el.locator(".mg-run__output").is_hidden()
+    run = el.get_by_role("button", name=re.compile(r"^Run"))
+    run.focus()
+    page.keyboard.press("Enter")  # Python starts again after the Stop
+    page.wait_for_function("el => el.dataset.mgState === 'done'", arg=el.element_handle())
+    assert _stdout(el) == block.expected
+    assert verdict.get_attribute("data-verdict") == "match"
+
+
+# ---------------------------------------------------------------------------- what cannot run here
+@pytest.mark.parametrize("needs, name", [("torch", "PyTorch"), ("numpy", "NumPy")])
+def test_blocks_that_need_torch_or_numpy_say_so_instead_of_offering_run(watched, run_url, needs, name):
+    path, block = next(((p, b) for p, bs in PAGES.items() for b in bs if b.needs == needs), (None, None))
+    if path is None:
+        pytest.skip(f"no page has a block that needs {needs}")
+    page = watched.page
+    page.goto(run_url + path, wait_until="networkidle")
+    el = page.locator(f'[data-mg-run="{block.n}"]')
+    assert el.get_attribute("data-mg-needs") == needs
+    page.wait_for_function("el => el.mgRun", arg=el.element_handle())
+    assert name in el.locator(".mg-run__needs").text_content()
+    assert el.get_by_role("button", name=re.compile(r"^Run")).count() == 0
+
+
+def test_python_is_fetched_only_when_the_reader_first_runs_a_block(watched, run_url):
+    page = watched.page
+    path = next(p for p, bs in PAGES.items() if not bs)
+    page.goto(run_url + path, wait_until="networkidle")  # a page without runnable blocks
+    assert not [u for u in watched.requested if "/javascripts/run/blocks.js" in u]
+    path = next(p for p, bs in PAGES.items() if any(not b.needs for b in bs))
+    page.goto(run_url + path, wait_until="networkidle")
+    page.wait_for_selector(".mg-run__run")
+    assert not [u for u in watched.requested if "/vendor/pyodide/" in u or "/dist/" in u]
+    page.locator(".mg-run__run").first.click()
+    _wait_done(page, page.locator("[data-mg-run]:has(.mg-run__run)").first)
+    fetched = {u.rsplit("/", 1)[1] for u in watched.requested if "/vendor/pyodide/" in u or "/dist/" in u}
+    assert {"pyodide.asm.wasm", "python_stdlib.zip", "latest.json"} <= fetched
+
+
+# ---------------------------------------------------------------------------- editable leaves
+def _recorder(site: Path):
+    """The site's own py/autograd_trace.py, imported here, to compute what the browser must send back."""
+    spec = importlib.util.spec_from_file_location("site_autograd_trace", site / "py" / "autograd_trace.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LEAVES_JS = """async ([preset, leaves]) => {
+  const el = document.createElement("div");  // a stand-in widget: the two methods of the contract
+  document.body.append(el);
+  const answer = new Promise((resolve) => {
+    el.mgSetTrace = (trace) => resolve({ trace });
+    el.mgSetError = (error) => resolve({ error });
+  });
+  el.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail: { preset, leaves } }));
+  const result = await answer;
+  el.remove();
+  return result;
+}"""
+
+
+def test_new_leaf_values_come_back_as_the_engines_trace(watched, run_url, site_dir):  # noqa: F811
+    page = watched.page
+    page.goto(run_url + PREFIX, wait_until="networkidle")
+    recorder = _recorder(Path(site_dir))
+    leaves = {"a": 1.5, "b": -2.0, "d": 5.0}  # relu(a·b + d) with a·b + d > 0
+    got = page.evaluate(LEAVES_JS, ["relu", leaves])
+    want = json.loads(json.dumps(recorder.trace_preset("relu", leaves)))
+    assert got == {"trace": want}
+    grads = {n["id"]: n["grad"] for n in got["trace"]["nodes"]}
+    # and, by the chain rule, for f = relu(a·b + d) on the positive side: df/da = b, df/db = a, df/dd = 1
+    assert (grads["a"], grads["b"], grads["d"]) == (leaves["b"], leaves["a"], 1.0)
+    bad = page.evaluate(LEAVES_JS, ["no-such-preset", leaves])
+    assert set(bad) == {"error"} and bad["error"]
