@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+import mdblocks
 import pytest
-from sitecheck import collected_blocks, marker_keywords, scan_fences
-from test_browser import Watched, browser, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
+from browser import Watched, browser, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
 
 pytestmark = pytest.mark.browser
 
@@ -51,24 +51,16 @@ class Block:
 
 
 def runnable_blocks(md: Path) -> list[Block]:
-    """The page's blocks the test suite runs, in page order, read from the .md file (not from the site)."""
-    fences = [f for f in scan_fences(md.read_text(encoding="utf-8")) if f.language == "python"]
-    heads = [b for b in collected_blocks(md) if b.syntax == "python"]
-    chains: list[list] = []
-    for fence in fences:
-        if "cont" in marker_keywords(fence):
-            chains[-1].append(fence)
-        else:
-            chains.append([fence])
+    """The page's blocks the test suite runs, in page order, read from the .md file by the site's own reader."""
+    page = mdblocks.parse(md.read_text(encoding="utf-8"), str(md.relative_to(ROOT)), ROOT)
+    assert page.problems == [], page.problems
     blocks: list[Block] = []
-    for chain, head in zip(chains, heads, strict=True):
-        if any(m.startswith("pytest.mark.skip(") for m in head.marks):
-            continue
-        found = NEEDS_IMPORT.search(head.code)
-        needs = head.importorskip or (found.group(1) if found else None)
-        for k in range(len(chain)):
-            last = k == len(chain) - 1
-            blocks.append(Block(len(blocks), head.expected_output if last else None, needs))
+    for chain in page.chains():
+        found = NEEDS_IMPORT.search("".join(fence.code for fence in chain))
+        needs = chain[0].needs or (found.group(1) if found else None)
+        for fence in chain:
+            expected = "".join(line + "\n" for line in fence.expected.body) if fence.expected else None
+            blocks.append(Block(fence.run, expected, needs))
     return blocks
 
 
@@ -111,13 +103,6 @@ def watched(browser, run_url):  # noqa: F811
     w = Watched(browser, run_url)
     w.page.set_default_timeout(RUN_TIMEOUT_MS)  # starting Python holds the page's main thread for seconds
 
-    def sitemap(route):
-        # Material's instant navigation follows only links listed in sitemap.xml, matched after swapping in
-        # the page's protocol and host name but not its port: give the test server's port to site_url.
-        body = route.fetch().text().replace(SITE_URL.rstrip("/").removesuffix(PREFIX.rstrip("/")), run_url)
-        route.fulfill(body=body, content_type="application/xml")
-
-    w.page.route("**/sitemap.xml", sitemap)
     w.failed: list[str] = []
     w.requested: list[str] = []
     w.page.on("request", lambda r: w.requested.append(r.url))
@@ -143,37 +128,20 @@ def _stdout(block) -> str:
     return block.locator(".mg-run__stdout").text_content()
 
 
-def _next_page(page, base: str) -> str | None:
-    """Follow the footer's "Next" link, as a reader would: Material's instant navigation keeps the window,
-    and so the Python already loaded. Returns the new path, or None on the last page."""
-    following = page.locator("a.md-footer__link--next")
-    if not following.count():
-        return None
-    before = page.evaluate("location.pathname")
-    following.click()
-    page.wait_for_function("before => location.pathname !== before", arg=before)
-    path = page.evaluate("location.pathname")
-    want = len(PAGES.get(path, []))
-    page.wait_for_function(
-        "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
-        " return els.length === n && els.every((el) => el.mgRun); }",
-        arg=want,
-    )
-    return path
-
-
 # ---------------------------------------------------------------------------- every block, every page
 def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url):
     page = watched.page
-    page.goto(run_url + PREFIX, wait_until="networkidle")
-    assert page.evaluate("window.location$ !== undefined"), "Material's instant navigation is off"
-    window = page.evaluate("window.mgWindow = Math.random()")
     started = time.monotonic()
-    visited, ran, matched, problems = [], 0, 0, []
-    path = PREFIX
-    while path is not None:
-        visited.append(path)
-        blocks = PAGES.get(path, [])  # the notebook page has none: nbval runs its cells
+    ran, matched, problems = 0, 0, []
+    for path, blocks in PAGES.items():
+        if not blocks:
+            continue
+        page.goto(run_url + path, wait_until="networkidle")  # each page starts its own Python on first Run
+        page.wait_for_function(
+            "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
+            " return els.length === n && els.every((el) => el.mgRun); }",
+            arg=len(blocks),
+        )
         shown = page.locator("[data-mg-run]")
         assert shown.count() == len(blocks), f"{path}: {shown.count()} blocks marked runnable, .md has {len(blocks)}"
         for b in blocks:
@@ -193,10 +161,7 @@ def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, 
                     assert el.locator(".mg-run__verdict").get_attribute("data-verdict") == "match"
                 else:
                     problems.append(f"{path} block {b.n}: printed {out!r}, the checked output is {b.expected!r}")
-        path = _next_page(page, run_url)
     seconds = time.monotonic() - started
-    assert page.evaluate("window.mgWindow") == window, "a page was loaded in full: Python was started more than once"
-    assert set(PAGES) <= set(visited), f"not reached by the footer's Next links: {set(PAGES) - set(visited)}"
     runnable = sum(1 for blocks in PAGES.values() for b in blocks if not b.needs)
     with_expected = sum(1 for blocks in PAGES.values() for b in blocks if b.expected is not None and not b.needs)
     print(
