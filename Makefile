@@ -24,7 +24,7 @@ NPM_ALL     := node_modules/.stamp-all
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package bench clean
+.PHONY: serve build lint test test-package bench bench-site bench-run clean
 
 serve: $(DOCS_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(BIN)/mkdocs serve
@@ -49,6 +49,12 @@ test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks an
 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
+
+bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip) on every page of the built site: four scores each
+	$(BIN)/python benchmarks/bench_site.py $(SITE)
+
+bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
+	$(BIN)/python benchmarks/bench_run.py $(SITE)
 
 clean:
 	rm -rf $(VENV) site node_modules .cache .pytest_cache .ruff_cache .mypy_cache .hypothesis
