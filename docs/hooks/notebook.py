@@ -10,7 +10,7 @@ and marks every cell focusable. Here, for .ipynb pages only (`on_page_content`):
   they get the theme's syntax colours, copy button and scrolling; text outputs become the
   site's output blocks, labelled as outputs;
 * `$...$` and `$$...$$` in Markdown cells become arithmatex markup, typeset like every other
-  formula by docs/hooks/math.py (list this hook before math.py);
+  formula by docs/hooks/typeset_math.py (list this hook before typeset_math.py);
 * code cells tagged "solution" are wrapped in a closed <details> ("Solution"), so the reader
   tries the exercise first (in Jupyter the same cells are collapsed by their metadata);
 * heading anchors get the theme's permalink class; cells are no longer tab stops;

@@ -4,7 +4,7 @@ No third-party file is committed: `npm ci` checks every file against the integri
 package-lock.json, and this hook adds the few files the pages use to the build as mkdocs files
 (`on_files`), so `mkdocs build` and `mkdocs serve` both publish them under vendor/:
 
-    vendor/katex/    the stylesheet and its woff2 fonts (docs/hooks/math.py typesets the math at
+    vendor/katex/    the stylesheet and its woff2 fonts (docs/hooks/typeset_math.py typesets the math at
                      build time, so no page needs KaTeX's script)
     vendor/pyodide/  the Python runtime the in-browser code runner loads on first use
 
