@@ -39,9 +39,11 @@ def copy_project(dest: Path, notebooks: bool = False) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
     for name in ("docs", "microgpt", "overrides"):
         shutil.copytree(ROOT / name, dest / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md", "LICENSE"):  # a hook may build the wheel from them
-        if (ROOT / name).exists():
+    for name in ("pyproject.toml", "README.md", "LICENSE", "package.json", "package-lock.json"):
+        if (ROOT / name).exists():  # the wheel hook builds from the first three, the vendor hook reads the npm files
             shutil.copy2(ROOT / name, dest / name)
+    if (ROOT / "node_modules").is_dir():  # KaTeX and Pyodide, copied into the site by docs/hooks/vendor.py
+        (dest / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if not notebooks:
         config = re.sub(r"\n  - mkdocs-jupyter:\n(?:      .*\n|\s*#.*\n)*", "\n", config)
