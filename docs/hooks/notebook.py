@@ -39,6 +39,8 @@ TEXT_OUTPUT = re.compile(
 MARKDOWN_CELL = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S)
 CODE_SPAN = re.compile(r"(<(code|pre)\b.*?</\2>)", re.S)
 DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+# a paragraph that is only a $$...$$ formula becomes a block, the box that scrolls when it is too wide
+DISPLAY_PARAGRAPH = re.compile(r"<p>\s*\$\$((?:(?!\$\$|</?p\b).)+)\$\$\s*</p>", re.S)
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$(?!\d)")
 TAB_STOP = re.compile(r'(<div class="jp-[^"]*")\s+tabindex="0"')
 ANCHOR = re.compile(r'<a class="anchor-link" href="(#[^"]*)">¶</a>')
@@ -67,6 +69,7 @@ def _math_outside_code(text: str) -> str:
     out = []
     for k, part in enumerate(parts):
         if k % 3 == 0:  # prose between <code>/<pre> elements (split also returns the two groups)
+            part = DISPLAY_PARAGRAPH.sub(lambda m: f'<div class="arithmatex">\\[{m[1]}\\]</div>', part)
             part = DISPLAY_MATH.sub(lambda m: f'<span class="arithmatex">\\[{m[1]}\\]</span>', part)
             part = INLINE_MATH.sub(lambda m: f'<span class="arithmatex">\\({m[1]}\\)</span>', part)
             out.append(part)
