@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from page_blocks import code_blocks
@@ -18,7 +19,9 @@ def project(tmp_path):
     """The test machinery of the repository, and room for pages."""
     for name in ("conftest.py", "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
-    for name in ("tests/page_blocks.py", "tests/sitecheck.py", "docs/hooks/mdblocks.py"):
+    # every helper module of tests/ (not the tests themselves), so that a copied test finds what it imports
+    helpers = [p.relative_to(ROOT) for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")]
+    for name in (*helpers, Path("docs/hooks/mdblocks.py")):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "microgpt", tmp_path / "microgpt")
@@ -108,6 +111,7 @@ def test_the_package_tests_run_with_only_the_test_extra(project):
     write(project, "page.md", "```python\nprint(1)\n```\n")
     env = {**os.environ, "PYTHONPATH": str(project)}
     env.pop("CI", None)
+    env.pop("MICROGPT_BUILT_SITE", None)  # make test's prebuilt site would let the site tests run without mkdocs
     result = pytest_in(project, "--codeblocks", "tests", "page.md", "-rs", env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "page.md::line 1 PASSED" in result.stdout and "docs toolchain is not installed" in result.stdout

@@ -68,6 +68,17 @@ def test_a_block_under_a_main_guard_is_refused():
 
 
 @pytest.mark.parametrize(
+    "code",
+    ["import numpy as np", "from torch import tensor", "import os, numpy", "from numpy.linalg import norm"],
+)
+def test_a_block_that_imports_what_the_browser_lacks_must_say_so(code):
+    # without the marker the site would offer Run on a block that cannot run in the reader's browser
+    assert_refused(f"# Page\n\n```python\n{code}\n```\n", 3, "importorskip(")
+    module = "torch" if "torch" in code else "numpy"
+    assert problems(f"<!--pytest-codeblocks:importorskip({module})-->\n```python\n{code}\n```\n") == []
+
+
+@pytest.mark.parametrize(
     "marker",
     [
         '<!--pytest.mark.skip(reason="shown below")--> see below',

@@ -361,6 +361,23 @@ def _link_blocks(page: Page, say) -> None:
         except SyntaxError as error:
             say(chain[0].line, f"the block does not parse as Python: {error.msg} (line {error.lineno} of its code)")
             continue
+        imported = {
+            name.split(".")[0]
+            for node in ast.walk(tree)
+            for name in (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+        }
+        for module in sorted((imported & NEEDS) - {chain[0].needs}):
+            say(
+                chain[0].line,
+                f"the block imports {module}, which the Python in a reader's browser does not have: "
+                f"put <!--pytest-codeblocks:importorskip({module})--> above the chain's first block",
+            )
         if any(isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(tree)):
             say(
                 chain[0].line,
