@@ -42,7 +42,7 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing 
 # MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture).
 test: $(TEST_STAMP) $(NPM_ALL) lint  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
 	$(BIN)/mkdocs build --strict --site-dir $(SITE)
-	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks
+	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks --durations=25
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
 	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))
