@@ -5,11 +5,11 @@ installed with the site's own install command into a new virtualenv, and every P
 every page (and of README.md), plus the notebook's code cells, runs with that virtualenv's Python
 from an empty temporary directory: no checkout on the path, so `import microgpt` finds the wheel.
 
-Blocks marked `importorskip(torch)` are skipped when torch is not installed in that virtualenv,
-and it is not installed there on purpose: the CPU build alone is hundreds of MB, and those blocks
-compare microgpt with PyTorch, which the main suite already does with the same source files the
-wheel holds (`test_the_wheel_holds_the_package_source_unchanged`). NumPy is installed, at the
-version of the test environment, because the tensor page needs it to run at all.
+Torch is not installed into that virtualenv (the CPU build alone is hundreds of MB). Blocks marked
+`importorskip(torch)` borrow it from the test environment instead: its directory goes at the *end*
+of the block's sys.path, after the wheel, so microgpt still comes from the wheel. Without torch in
+the test environment they skip, and with MICROGPT_REQUIRE_TORCH=1 (CI) they fail. NumPy is
+installed, at the version of the test environment, because the tensor page needs it to run at all.
 """
 
 from __future__ import annotations
@@ -162,6 +162,18 @@ def has_module(python: Path, name: str, cwd: Path) -> bool:
     return subprocess.run([str(python), "-c", check], cwd=cwd, check=False).returncode == 0
 
 
+def borrowing(name: str) -> str:
+    """A first line that appends the test environment's copy of `name` to sys.path (see the module docstring)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        why = f"{name} is installed neither in the reader's virtualenv nor in the test environment"
+        if os.environ.get("MICROGPT_REQUIRE_TORCH") == "1":
+            pytest.fail(f"MICROGPT_REQUIRE_TORCH=1: {why}", pytrace=False)
+        pytest.skip(why)
+    where = str(Path(spec.origin).parent.parent)
+    return f"import sys; sys.path.append({where!r})  # {name} from the test environment, after the wheel\n"
+
+
 # ---------------------------------------------------------------------------- what the site serves
 
 
@@ -280,9 +292,10 @@ def test_the_install_is_the_wheel_not_the_checkout(reader, tmp_path):
 
 @pytest.mark.parametrize("block", page_blocks())
 def test_page_block_runs_against_the_installed_wheel(block, reader, tmp_path):
+    code = block.code
     if block.importorskip and not has_module(reader, block.importorskip, tmp_path):
-        pytest.skip(f"{block.importorskip} is not installed in the reader's virtualenv (see the module docstring)")
-    result = run([str(reader), "-c", RUN_BLOCK, f"block at line {block.lineno}"], cwd=tmp_path, stdin=block.code)
+        code = borrowing(block.importorskip) + code
+    result = run([str(reader), "-c", RUN_BLOCK, f"block at line {block.lineno}"], cwd=tmp_path, stdin=code)
     if block.expected_output is not None:
         got, want = result.stdout, block.expected_output
         if block.expected_output_ignore_whitespace:
