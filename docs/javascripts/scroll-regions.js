@@ -19,6 +19,10 @@ const SCROLLERS = [
   "[data-scroll-region]",
 ].join(",");
 
+function unnameToolbars(root) {
+  for (const nav of root.querySelectorAll("nav.md-code__nav:not([role])")) nav.setAttribute("role", "none");
+}
+
 function update() {
   // measure every box first, then change attributes: interleaving them would lay the page out again
   // for each box
@@ -33,7 +37,7 @@ function update() {
       delete el.dataset.mgScroll;
     }
   });
-  for (const nav of document.querySelectorAll("nav.md-code__nav:not([role])")) nav.setAttribute("role", "none");
+  unnameToolbars(document);
   for (const a of document.querySelectorAll(".linenodiv a[href]:not([tabindex])")) a.tabIndex = -1;
 }
 
@@ -53,6 +57,7 @@ function later() {
   );
 }
 
+unnameToolbars(document);
 if (window.document$) window.document$.subscribe(later);
 else document.addEventListener("DOMContentLoaded", later);
 addEventListener("load", later);
@@ -61,5 +66,10 @@ document.fonts.ready.then(later);
 // only for added elements that are (or hold) a toolbar or a scroll box, not for every widget redraw
 const relevant = (n) => n.nodeType === 1 && (n.matches("nav.md-code__nav") || n.querySelector(SCROLLERS));
 new MutationObserver((records) => {
-  if (records.some((r) => [...r.addedNodes].some(relevant))) later();
+  const added = records.flatMap((r) => [...r.addedNodes]).filter(relevant);
+  if (!added.length) return;
+  // a toolbar loses its landmark role at once, before anything can see it; measuring can wait
+  for (const n of added) if (n.matches("nav.md-code__nav:not([role])")) n.setAttribute("role", "none");
+  for (const n of added) unnameToolbars(n);
+  later();
 }).observe(document.body, { childList: true, subtree: true });
