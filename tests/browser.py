@@ -69,6 +69,7 @@ if (_why := _missing()) is not None:
     unavailable(_why)
 
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 
 def _pages() -> list[str]:
@@ -88,6 +89,34 @@ def _pages() -> list[str]:
 
 
 PAGES = _pages()
+
+
+# What scrolls sideways on the site (docs/javascripts/scroll-regions.js and the widgets' graph boxes
+# mark these focusable once laid out). A test waits for that before it measures or runs axe: a
+# reader's keyboard cannot reach a box before the page has laid it out either.
+SCROLL_BOXES = ", ".join(
+    [
+        "pre > code",
+        "div.arithmatex",
+        ".md-typeset__scrollwrap",
+        ".tabbed-labels",
+        "[data-scroll-region]",
+        ".autograd-scroll",
+    ]
+)
+REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) =>
+  el.scrollWidth <= el.clientWidth + 1 || el.tabIndex >= 0 || el.querySelector('a[href], button, input, [tabindex]'))"""
+
+
+def wait_until_scroll_regions_are_marked(page: Page, timeout_ms: int = 10_000) -> None:
+    """Wait until every box that overflows is focusable.
+
+    On time-out it returns: the test's own check then says which box is not.
+    """
+    try:
+        page.wait_for_function(REACHABLE, arg=SCROLL_BOXES, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        pass
 
 
 # ---------------------------------------------------------------------------- fixtures

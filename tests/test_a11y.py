@@ -21,6 +21,7 @@ from browser import (  # noqa: F401  (base_url, browser and site_dir are fixture
     browser,
     site_dir,
     unavailable,
+    wait_until_scroll_regions_are_marked,
 )
 from playwright.sync_api import expect
 
@@ -63,6 +64,7 @@ def test_axe_finds_no_violation_on_the_page(browser, base_url, path, scheme, wid
         # and takes line-number links out of the tab order
         expect(w.page.locator("nav.md-code__nav:not([role])")).to_have_count(0)
         expect(w.page.locator(".linenodiv a:not([tabindex])")).to_have_count(0)
+        wait_until_scroll_regions_are_marked(w.page)
         found = violations(w)
         assert found == [], f"{path} ({scheme}, {width} px):\n" + "\n".join(found)
         assert w.problems() == []

@@ -24,10 +24,10 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     browser,
     page_with,
     site_dir,
+    wait_until_scroll_regions_are_marked,
     watched,
 )
 from playwright.sync_api import Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
 
@@ -119,11 +119,7 @@ def test_search_finds_the_accumulation_page_by_any_form_of_the_word(browser, bas
         w.close()
 
 
-# What scrolls sideways on the site today (scroll-regions.js marks these): waited for, not trusted;
-# MEASURE looks at every element of the article.
-SCROLL_BOXES = "pre > code, div.arithmatex, .md-typeset__scrollwrap, .tabbed-labels, [data-scroll-region]"
-REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) =>
-  el.scrollWidth <= el.clientWidth + 1 || el.tabIndex >= 0 || el.querySelector('a[href], button, input, [tabindex]'))"""
+# MEASURE looks at every element of the article once the scroll boxes are marked.
 MEASURE = """() => {
   const out = {unreachable: [], clipped: [], covered: []};
   out.pageOverflow = document.documentElement.scrollWidth - innerWidth;
@@ -154,10 +150,7 @@ def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(bro
     w = _open(browser, base_url, path, "light", width)
     try:
         # scroll-regions.js marks wide boxes once laid out: wait for that, then measure and say what is wrong
-        try:
-            w.page.wait_for_function(REACHABLE, arg=SCROLL_BOXES, timeout=5000)
-        except PlaywrightTimeout:
-            pass
+        wait_until_scroll_regions_are_marked(w.page)
         got = w.page.evaluate(MEASURE)
         where = f"{path} at {width} px"
         assert got["pageOverflow"] <= 0, f"{where}: the page itself scrolls sideways by {got['pageOverflow']} px"

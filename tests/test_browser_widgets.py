@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import Watched, base_url, browser, site_dir, watched  # noqa: F401  (fixtures, used by name)
+from browser import Watched, base_url, browser, site_dir, wait_until_scroll_regions_are_marked, watched  # noqa: F401  (fixtures, used by name)
 from browser import page_with as _page_with
 
 pytestmark = pytest.mark.browser
@@ -592,6 +592,7 @@ def test_axe_finds_nothing_in_the_widgets(browser, base_url, site_dir, scheme):
         for path in _widget_pages(site_dir):
             _open(w.page, base_url, path, extra=True)
             _to_backward_middle(w.page)
+            wait_until_scroll_regions_are_marked(w.page)
             w.page.add_script_tag(path=str(AXE))
             found = w.page.evaluate(
                 """async (sel) => {

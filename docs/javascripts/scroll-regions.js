@@ -41,35 +41,45 @@ function update() {
   for (const a of document.querySelectorAll(".linenodiv a[href]:not([tabindex])")) a.tabIndex = -1;
 }
 
-// Run when the page is idle: the layout is then already up to date, so measuring costs little and
-// adds no long task to the page's loading.
-const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
+// Measure when a box or its content changes size: a ResizeObserver calls back right after layout,
+// so measuring then costs little, and a box is marked before a reader (or a checker) can reach it,
+// however slow the machine. Watching the content too catches what resizes inside a fixed box (an
+// equation whose font arrives, a graph a widget redraws at another width).
 let pending = false;
-function later() {
+function soon() {
   if (pending) return;
   pending = true;
-  idle(
-    () => {
-      pending = false;
-      update();
-    },
-    { timeout: 1000 },
-  );
+  requestAnimationFrame(() => {
+    pending = false;
+    update();
+  });
+}
+const sizes = new ResizeObserver(soon);
+function watch(root) {
+  const boxes = root.matches?.(SCROLLERS) ? [root] : [];
+  for (const box of [...boxes, ...root.querySelectorAll(SCROLLERS)]) {
+    sizes.observe(box);
+    for (const child of box.children) sizes.observe(child);
+  }
 }
 
 unnameToolbars(document);
-if (window.document$) window.document$.subscribe(later);
-else document.addEventListener("DOMContentLoaded", later);
-addEventListener("load", later);
-addEventListener("resize", later);
-document.fonts.ready.then(later);
-// only for added elements that are (or hold) a toolbar or a scroll box, not for every widget redraw
-const relevant = (n) => n.nodeType === 1 && (n.matches("nav.md-code__nav") || n.querySelector(SCROLLERS));
+watch(document);
+if (window.document$) window.document$.subscribe(() => watch(document));
+addEventListener("load", soon);
+document.fonts.ready.then(soon);
+// only for added elements that are (or hold, or sit in) a toolbar or a scroll box, not for every
+// widget redraw
+const relevant = (n) =>
+  n.nodeType === 1 && (n.matches("nav.md-code__nav") || n.matches(SCROLLERS) || n.querySelector(SCROLLERS) || n.parentElement?.matches(SCROLLERS));
 new MutationObserver((records) => {
   const added = records.flatMap((r) => [...r.addedNodes]).filter(relevant);
   if (!added.length) return;
-  // a toolbar loses its landmark role at once, before anything can see it; measuring can wait
+  // a toolbar loses its landmark role at once, before anything can see it
   for (const n of added) if (n.matches("nav.md-code__nav:not([role])")) n.setAttribute("role", "none");
-  for (const n of added) unnameToolbars(n);
-  later();
+  for (const n of added) {
+    unnameToolbars(n);
+    watch(n.parentElement?.matches(SCROLLERS) ? n.parentElement : n);
+  }
+  soon();
 }).observe(document.body, { childList: true, subtree: true });

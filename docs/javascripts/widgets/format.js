@@ -69,6 +69,13 @@ export function watchScroll(box) {
       box.removeAttribute("aria-label");
     }
   };
-  new ResizeObserver(update).observe(box);
+  // the box keeps its width while a redraw makes the graph inside it wider or narrower: watch both
+  const sizes = new ResizeObserver(update);
+  const watchContent = () => [box, ...box.children].forEach((el) => sizes.observe(el));
+  new MutationObserver(() => {
+    watchContent();
+    update();
+  }).observe(box, { childList: true });
+  watchContent();
   update();
 }
