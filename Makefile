@@ -24,7 +24,7 @@ NPM_ALL     := node_modules/.stamp-all
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package bench bench-site bench-run clean
+.PHONY: serve build lint test test-package screenshots bench bench-site bench-run clean
 
 serve: $(DOCS_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(BIN)/mkdocs serve
@@ -47,6 +47,9 @@ test: $(TEST_STAMP) $(NPM_ALL) lint  ## everything CI runs: lint, the strict bui
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
 	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))
+
+screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 390 and 1280 px, full length, into artifacts/screenshots/
+	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_SCREENSHOTS=1 $(BIN)/pytest tests/test_browser.py -k every_view -n auto --maxprocesses=4
 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py

@@ -34,7 +34,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+# `make screenshots` sets MICROGPT_SCREENSHOTS=1: the every-view test then saves a full-page
+# screenshot of each page in each view here, to be looked at (a normal run saves none: 56 full-page
+# screenshots cost minutes and nobody reads them in CI).
 SHOTS = ROOT / "artifacts" / "screenshots"
+SAVE_SHOTS = os.environ.get("MICROGPT_SCREENSHOTS") == "1"
 CHROMIUM = os.environ.get("MICROGPT_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [
     "--no-sandbox",
