@@ -251,6 +251,9 @@ def test_blocks_that_need_torch_or_numpy_say_so_instead_of_offering_run(watched,
     assert el.get_attribute("data-mg-needs") == needs
     page.wait_for_function("el => el.mgRun", arg=el.element_handle())
     assert name in el.locator(".mg-run__needs").text_content()
+    # the note says how to run it elsewhere: it links to the home page's install line
+    href = el.locator(".mg-run__needs a").get_attribute("href")
+    assert href == run_url + PREFIX + "#install", href
     assert el.get_by_role("button", name=re.compile(r"^Run")).count() == 0
 
 

@@ -1,6 +1,7 @@
 // Run buttons for the code blocks the build marked (data-mg-run, data-mg-cont, data-mg-needs,
 // data-mg-expected): run in the reader's browser, edit, reset, and compare with the checked output.
 import { getPython, resetPython } from "./python.js";
+import { SITE_ROOT } from "./root.js";
 
 const NEEDS = { torch: "PyTorch", numpy: "NumPy" };
 let queue = Promise.resolve(); // one interpreter, so one run at a time, in click order
@@ -164,7 +165,9 @@ function mountNeeds(el) {
     "p",
     { className: "mg-run__needs" },
     h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "⊘" }),
-    ` Not runnable here: it needs ${what}, which the Python in your browser does not have. Run it on your machine.`,
+    ` Not runnable here: it needs ${what}, which the Python in your browser does not have. Run it on your machine, with `,
+    h("a", { href: new URL("#install", SITE_ROOT).href, textContent: "microgpt installed" }),
+    ".",
   );
   highlightOf(el).after(note);
 }
