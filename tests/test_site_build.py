@@ -89,6 +89,22 @@ def test_the_hooks_are_not_pages_of_the_site(built_site):
     assert not list(built_site.glob("hooks/**/*.py")) and not (built_site / "hooks").exists()
 
 
+SCRIPT_TAG = re.compile(r"<script\b[^>]*\bsrc=[^>]*>")
+
+
+def test_no_script_holds_up_the_first_paint(built_site):
+    """Every script a page loads is deferred or a module: none stops the parser before the page can paint."""
+    pages = sorted(built_site.rglob("index.html"))
+    assert len(pages) >= len(DOCS)
+    blocking = [
+        f"{page.relative_to(built_site)}: {tag}"
+        for page in pages
+        for tag in SCRIPT_TAG.findall(page.read_text(encoding="utf-8"))
+        if not re.search(r"\sdefer\b|type=\"module\"", tag)
+    ]
+    assert blocking == []
+
+
 # ---------------------------------------------------------------------------- broken copies
 
 
