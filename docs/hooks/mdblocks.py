@@ -361,17 +361,12 @@ def _link_blocks(page: Page, say) -> None:
         except SyntaxError as error:
             say(chain[0].line, f"the block does not parse as Python: {error.msg} (line {error.lineno} of its code)")
             continue
-        imported = {
-            name.split(".")[0]
-            for node in ast.walk(tree)
-            for name in (
-                [alias.name for alias in node.names]
-                if isinstance(node, ast.Import)
-                else [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else []
-            )
-        }
+        imported: set[str] = set()  # top-level packages the chain imports
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module.split(".")[0])
         for module in sorted((imported & NEEDS) - {chain[0].needs}):
             say(
                 chain[0].line,

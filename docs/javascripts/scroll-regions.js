@@ -19,8 +19,14 @@ const SCROLLERS = [
   "[data-scroll-region]",
 ].join(",");
 
+const TOOLBAR = "nav.md-code__nav:not([role])";
+
+// root itself (when it matches) and everything under it that matches; does root hold any?
+const within = (root, selector) => [...(root.matches?.(selector) ? [root] : []), ...root.querySelectorAll(selector)];
+const holds = (root, selector) => root.matches(selector) || root.querySelector(selector) !== null;
+
 function unnameToolbars(root) {
-  for (const nav of root.querySelectorAll("nav.md-code__nav:not([role])")) nav.setAttribute("role", "none");
+  for (const nav of within(root, TOOLBAR)) nav.setAttribute("role", "none");
 }
 
 function update() {
@@ -55,12 +61,9 @@ function soon() {
   });
 }
 const sizes = new ResizeObserver(soon);
-function watch(root) {
-  const boxes = root.matches?.(SCROLLERS) ? [root] : [];
-  for (const box of [...boxes, ...root.querySelectorAll(SCROLLERS)]) {
-    sizes.observe(box);
-    for (const child of box.children) sizes.observe(child);
-  }
+function watch(root, on = true) {
+  const what = on ? (el) => sizes.observe(el) : (el) => sizes.unobserve(el);
+  for (const box of within(root, SCROLLERS)) [box, ...box.children].forEach(what);
 }
 
 unnameToolbars(document);
@@ -70,15 +73,20 @@ addEventListener("load", soon);
 document.fonts.ready.then(soon);
 // only for added elements that are (or hold, or sit in) a toolbar or a scroll box, not for every
 // widget redraw
-const relevant = (n) =>
-  n.nodeType === 1 && (n.matches("nav.md-code__nav") || n.matches(SCROLLERS) || n.querySelector(SCROLLERS) || n.parentElement?.matches(SCROLLERS));
+const relevant = (n) => n.nodeType === 1 && (holds(n, `nav.md-code__nav, ${SCROLLERS}`) || n.parentElement?.matches(SCROLLERS));
 new MutationObserver((records) => {
+  // let go of what was removed (an observer holds on to what it watches): a box's content, or boxes
+  for (const r of records) {
+    for (const n of r.removedNodes) {
+      if (n.nodeType !== 1) continue;
+      if (r.target.matches(SCROLLERS)) sizes.unobserve(n);
+      if (holds(n, SCROLLERS)) watch(n, false);
+    }
+  }
   const added = records.flatMap((r) => [...r.addedNodes]).filter(relevant);
   if (!added.length) return;
-  // a toolbar loses its landmark role at once, before anything can see it
-  for (const n of added) if (n.matches("nav.md-code__nav:not([role])")) n.setAttribute("role", "none");
   for (const n of added) {
-    unnameToolbars(n);
+    unnameToolbars(n); // at once, before anything can see it; measuring can wait for the next frame
     watch(n.parentElement?.matches(SCROLLERS) ? n.parentElement : n);
   }
   soon();

@@ -70,9 +70,11 @@ export function watchScroll(box) {
     }
   };
   // the box keeps its width while a redraw makes the graph inside it wider or narrower: watch both
+  // (and let go of a graph a redraw removed: an observer holds on to what it watches)
   const sizes = new ResizeObserver(update);
   const watchContent = () => [box, ...box.children].forEach((el) => sizes.observe(el));
-  new MutationObserver(() => {
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.removedNodes) if (n.nodeType === 1) sizes.unobserve(n);
     watchContent();
     update();
   }).observe(box, { childList: true });
