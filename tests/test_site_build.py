@@ -16,7 +16,10 @@ from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_pa
 require_docs_toolchain()
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
-BLOCK = re.compile(r'<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>')
+# a code block, and the box the build puts a python block in (it carries the data-mg-* attributes)
+BLOCK = re.compile(
+    r'(?:<div class="mg-run"(?P<box>[^>]*)>)?<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>'
+)
 GUTTER = re.compile(r'<a href="#__codelineno-\d+-(?P<n>\d+)">\s*(?P<shown>\d+)</a>')
 LINE = re.compile(r'<span id="__span-\d+-(?P<n>\d+)">(?P<code>.*?)(?=<span id="__span-|</code>)', re.S)
 
@@ -39,7 +42,8 @@ def test_every_python_block_carries_the_run_metadata(built_site):
                 want.append(("text", f' data-mg-expected="{fence.expected_for}"'))
             else:
                 want.append((fence.info, ""))
-        got = [(lang, re.sub(r'(data-mg-cont)="data-mg-cont"', r"\1", attrs)) for lang, attrs in shown]
+        assert all(not box or lang == "python" and "data-mg" not in attrs for box, lang, attrs in shown), page.name
+        got = [(lang, re.sub(r'(data-mg-cont)="data-mg-cont"', r"\1", box or attrs)) for box, lang, attrs in shown]
         assert got == want, page.name
         checked_outputs += sum(lang == "text" and "data-mg-expected" in attrs for lang, attrs in got)
     assert checked_outputs > 0  # the pages show checked outputs, and each carries its block's number

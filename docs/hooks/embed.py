@@ -8,6 +8,11 @@ there fails the build with the page and line. Then, in the in-memory Markdown on
 - an embed (--8<-- "microgpt/file.py:section") gets the title "file — lines A–B", a gutter
   starting at A, and the lines of <!--mg:highlight(NAME)--> sections highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do;
+- after rendering, each python block is put in the box the in-browser runner fills with its
+  buttons, output and verdict (`<div class="mg-run">`, which takes over the data-mg-* attributes).
+  The page is built with it, not given it by a script: an element a script inserts into the article
+  makes the browser restyle the whole article (theme rules such as `.md-content__inner >
+  :last-child` depend on its children), once more for every page load;
 - the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
 
 After rendering, the page must hold exactly the code blocks that were read (an indented code
@@ -31,6 +36,8 @@ LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css
     "needs": ("torch", "Needs PyTorch (runs in CI)"),
 }
 CODE_BLOCK = re.compile(r'<div class="(?:language-(?P<lang>[\w-]+) )?highlight"')
+RUN_BLOCK = re.compile(r'<div class="language-python highlight"(?P<attrs>(?: data-mg-[\w-]+(?:="[^"]*")?)+)')
+DIV_TAG = re.compile(r"<div\b|</div>")
 _pages: dict[str, mdblocks.Page] = {}
 
 
@@ -99,7 +106,24 @@ def on_page_content(html_text: str, page, config, files) -> str:
     for fence in parsed.blocks:
         if fence.embed and fence.embed.nested:
             html_text, pos = renumber(html_text, pos, fence, where)
-    return html_text
+    return boxed(html_text, where)
+
+
+def boxed(html_text: str, where: str) -> str:
+    """Each python block inside <div class="mg-run" data-mg-...>, its data-mg-* attributes moved there."""
+    out, pos = [], 0
+    for m in RUN_BLOCK.finditer(html_text):
+        depth = 0
+        for tag in DIV_TAG.finditer(html_text, m.start()):  # code is escaped: every <div is markup
+            depth += 1 if tag[0] == "<div" else -1
+            if depth == 0:
+                break
+        if depth:
+            raise PluginError(f"{where}: a python block's <div> is never closed")
+        block = html_text[m.start() : tag.end()].replace(m["attrs"], "", 1)
+        out += [html_text[pos : m.start()], f'<div class="mg-run"{m["attrs"]}>', block, "</div>"]
+        pos = tag.end()
+    return "".join(out) + html_text[pos:]
 
 
 def renumber(html_text: str, pos: int, fence: mdblocks.Fence, where: str) -> tuple[str, int]:

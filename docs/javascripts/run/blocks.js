@@ -210,23 +210,11 @@ function mount(el, blocks) {
 }
 
 /**
- * The build marks the code block itself (div.highlight[data-mg-run]). Wrap it in a box that takes its
- * data-mg-* attributes, so that the block, its buttons, output and verdict live in one element.
+ * Give every marked block under root its Run button (or its "needs" note); safe to call again. The
+ * build put each block in its box (div.mg-run[data-mg-run], docs/hooks/embed.py), so that the block,
+ * its buttons, output and verdict live in one element.
  */
-function boxOf(hl) {
-  const box = h("div", { className: "mg-run" });
-  for (const name of hl.getAttributeNames().filter((n) => n.startsWith("data-mg-"))) {
-    box.setAttribute(name, hl.getAttribute(name));
-    hl.removeAttribute(name);
-  }
-  hl.before(box);
-  box.append(hl);
-  return box;
-}
-
-/** Give every marked block under root its Run button (or its "needs" note); safe to call again. */
 export function mountBlocks(root) {
-  for (const hl of root.querySelectorAll(".highlight[data-mg-run]")) boxOf(hl);
   const blocks = [...root.querySelectorAll("[data-mg-run]")].sort((a, b) => a.dataset.mgRun - b.dataset.mgRun);
   for (const el of blocks) if (!el.mgRun) mount(el, blocks);
 }
