@@ -94,6 +94,12 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         has_math = page.locator(".katex").count() > 0
         assert ("vendor/katex/katex.min.css" in styles) == has_math, (path, styles)
         assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
+        # KaTeX's fonts come from the page's <head> (docs/hooks/math_fonts.py); one that layout found
+        # later would re-wrap the formulas as it arrived and move the text below them
+        page.evaluate("document.fonts.ready")
+        preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
+        fonts = sorted({base_url + u for u in requested if u.endswith(".woff2")})
+        assert fonts == sorted(preloaded), path
         widget_js = [u for u in requested if "/javascripts/widgets/" in u]
         assert bool(widget_js) == _has_widget(page), (path, widget_js)
         assert ("stylesheets/widgets.css" in styles) == _has_widget(page), (path, styles)
@@ -160,6 +166,45 @@ def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(bro
         assert got["clipped"] == [], f"{where}: content cut off without a scroll bar: {got['clipped']}"
         assert got["covered"] == [], f"{where}: the copy button covers code: {got['covered']}"
         assert got["unreachable"] == [], f"{where}: scroll regions a keyboard cannot reach: {got['unreachable']}"
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+def _scheme(page: Page) -> str:
+    meta = "document.querySelector('meta[name=color-scheme]').content"
+    return page.evaluate(f"document.body.dataset.mdColorScheme + ' ' + {meta}")
+
+
+def test_the_light_dark_toggle_follows_the_system_and_then_the_readers_choice(browser, base_url):
+    # the page alone (the theme's bundle never arrives) gives a dark system the dark palette
+    w = Watched(browser, base_url, scheme="dark")
+    try:
+        w.page.route(re.compile(r"/bundle\.[0-9a-f]+\.min\.js$"), lambda route: route.abort())
+        w.page.goto(base_url + "/chain-rule/")
+        assert _scheme(w.page) == "slate dark"
+    finally:
+        w.close()
+
+    w = Watched(browser, base_url, scheme="dark")
+    page = w.page
+    try:
+        page.goto(base_url + "/chain-rule/", wait_until="networkidle")
+        assert _scheme(page) == "slate dark"
+        page.locator("label[title='Switch to light mode']").click()
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
+        assert _scheme(page) == "default light"
+        # the choice is kept: the next page opens light though the system is dark
+        page.goto(base_url + "/accumulation/", wait_until="networkidle")
+        assert _scheme(page) == "default light"
+        # by keyboard: Enter on the toggle switches, and the focus stays on it
+        page.get_by_role("radio", name="Switch to dark mode").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+        expect(page.get_by_role("radio", name="Switch to light mode")).to_be_focused()
+        expect(page.locator("label[title='Switch to dark mode']")).to_be_hidden()
+        page.keyboard.press("Enter")
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
         assert w.problems() == []
     finally:
         w.close()

@@ -109,6 +109,49 @@ def test_no_script_holds_up_the_first_paint(built_site):
     assert blocking == []
 
 
+KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
+
+
+@pytest.mark.parametrize(
+    "html, fonts",
+    [
+        ('<span class="katex"><span class="mord mathnormal">x</span></span>', ["Main-Regular", "Math-Italic"]),
+        ('<span class="katex"><span class="mord mathbf">W</span></span>', ["Main-Regular", "Main-Bold"]),
+        ('<span class="katex"><span class="delimsizing size3">(</span></span>', ["Main-Regular", "Size3-Regular"]),
+        ('<span class="katex"><span class="mop op-symbol large-op">∑</span></span>', ["Main-Regular", "Size2-Regular"]),
+        ('<span class="delimsizing mult"><span class="delim-size4"><span>|</span></span></span>', ["Size4-Regular"]),
+        ('<span class="mathnormal">x</span>', ["Math-Italic"]),  # outside .katex: the rule still names it
+        ('<p class="size3">no formula</p>', []),  # size3 alone is KaTeX's text sizing, not a font
+    ],
+)
+def test_the_fonts_a_page_preloads_are_read_from_katex_stylesheet(html, fonts):
+    import math_fonts
+
+    rules = math_fonts.font_rules(KATEX_CSS.read_text(encoding="utf-8"))
+    assert math_fonts.fonts_for(html, rules) == [f"KaTeX_{f}.woff2" for f in fonts]
+
+
+def test_every_math_page_preloads_its_fonts_and_runs_its_own_palette(built_site):
+    """Each page with formulas asks for KaTeX's fonts from <head>; the light/dark toggle is not the theme bundle's."""
+    pages = sorted(built_site.rglob("index.html"))
+    with_math = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        head = text[: text.index("</head>")]
+        preloads = re.findall(
+            r'<link rel="preload" href="([^"]+\.woff2)" as="font" type="font/woff2" crossorigin>',
+            head,
+        )
+        if 'class="katex' in text:
+            with_math += 1
+            assert {p.rsplit("/", 1)[-1] for p in preloads} >= {"KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"}
+            assert all((page.parent / p).resolve().is_file() for p in preloads), page
+        else:
+            assert preloads == [], page
+        assert 'data-md-component="palette"' not in text and "data-mg-palette" in text, page
+    assert with_math >= 10
+
+
 # ---------------------------------------------------------------------------- broken copies
 
 
