@@ -106,7 +106,10 @@ def on_page_content(html_text: str, page, config, files) -> str:
     for fence in parsed.blocks:
         if fence.embed and fence.embed.nested:
             html_text, pos = renumber(html_text, pos, fence, where)
-    return boxed(html_text, where)
+    html_text = boxed(html_text, where)
+    if html_text.count('<div class="mg-run"') != len(parsed.blocks):  # the runner reads only boxed blocks
+        raise PluginError(f"{where}: a python block was not put in its run box; has superfences' markup changed?")
+    return html_text
 
 
 def boxed(html_text: str, where: str) -> str:
