@@ -112,6 +112,30 @@ REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) =>
   el.scrollWidth <= el.clientWidth + 1 || el.tabIndex >= 0 || el.querySelector('a[href], button, input, [tabindex]'))"""
 
 
+# Material gives a code block its toolbar (the copy button) when the block first scrolls into view
+# (mkdocs.yml: content.lazy), as a reader scrolling down the page would see it. A check about every
+# block's toolbar first brings each shown block into view, then back to the top.
+SHOW_EVERY_CODE_BLOCK = """async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  for (const code of document.querySelectorAll('article pre > code')) {
+    if (!code.checkVisibility()) continue;  // in a closed <details> or a hidden tab
+    code.scrollIntoView({block: 'center'});
+    await frame();
+  }
+  window.scrollTo(0, 0);
+  await frame();
+}"""
+EVERY_SHOWN_BLOCK_HAS_ITS_TOOLBAR = """() => [...document.querySelectorAll('article pre > code')]
+  .filter((code) => code.checkVisibility())
+  .every((code) => code.parentElement.querySelector(':scope > .md-code__nav'))"""
+
+
+def show_every_code_block(page: Page, timeout_ms: int = 10_000) -> None:
+    """Scroll each shown code block into view and wait until Material has given each its toolbar."""
+    page.evaluate(SHOW_EVERY_CODE_BLOCK)
+    page.wait_for_function(EVERY_SHOWN_BLOCK_HAS_ITS_TOOLBAR, timeout=timeout_ms)
+
+
 def wait_until_scroll_regions_are_marked(page: Page, timeout_ms: int = 10_000) -> None:
     """Wait until every box that overflows is focusable.
 

@@ -19,6 +19,7 @@ from browser import (  # noqa: F401  (base_url, browser and site_dir are fixture
     Watched,
     base_url,
     browser,
+    show_every_code_block,
     site_dir,
     unavailable,
     wait_until_scroll_regions_are_marked,
@@ -60,6 +61,7 @@ def test_axe_finds_no_violation_on_the_page(browser, base_url, path, scheme, wid
     try:
         w.page.goto(base_url + path, wait_until="networkidle")
         w.page.evaluate("document.fonts.ready")
+        show_every_code_block(w.page)
         # the site's own script has run: it marks wide boxes focusable, code toolbars as plain groups
         # and takes line-number links out of the tab order
         expect(w.page.locator("nav.md-code__nav:not([role])")).to_have_count(0)

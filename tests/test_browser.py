@@ -24,6 +24,7 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     base_url,
     browser,
     page_with,
+    show_every_code_block,
     site_dir,
     wait_until_scroll_regions_are_marked,
     watched,
@@ -158,7 +159,9 @@ MEASURE = """() => {
 def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(browser, base_url, path, width):
     w = _open(browser, base_url, path, "light", width)
     try:
-        # scroll-regions.js marks wide boxes once laid out: wait for that, then measure and say what is wrong
+        # every code block with its copy button; scroll-regions.js marks wide boxes once laid out: wait
+        # for both, then measure and say what is wrong
+        show_every_code_block(w.page)
         wait_until_scroll_regions_are_marked(w.page)
         got = w.page.evaluate(MEASURE)
         where = f"{path} at {width} px"
