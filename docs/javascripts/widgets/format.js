@@ -50,34 +50,45 @@ export function keepFocus(root, preferred) {
 
 // A scroll container for a graph drawn at its natural size: focusable and labelled only while it
 // really overflows, with a visible "scroll sideways" note under it.
+//
+// Boxes are measured only in a ResizeObserver's callback, which the browser calls right after it has
+// laid the page out, and all of them before any is changed: measuring a box right after changing
+// another would make the browser lay the whole page out again, once per box, while the page loads.
+const notes = new Map(); // each watched box -> its "scroll sideways" note
+
+function mark(box, over) {
+  box.toggleAttribute("data-overflow", over);
+  notes.get(box).hidden = !over;
+  if (over) {
+    box.tabIndex = 0;
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", "Graph, wider than the page: scroll sideways");
+  } else {
+    box.removeAttribute("tabindex");
+    box.removeAttribute("role");
+    box.removeAttribute("aria-label");
+  }
+}
+
+const sizes = new ResizeObserver(() => {
+  for (const box of notes.keys()) if (!box.isConnected) notes.delete(box);
+  const boxes = [...notes.keys()];
+  const over = boxes.map((box) => box.scrollWidth > box.clientWidth + 1);
+  boxes.forEach((box, k) => mark(box, over[k]));
+});
+
 export function watchScroll(box) {
-  if (box.dataset.watched) return;
-  box.dataset.watched = "true";
-  const hint = h("p", { class: "autograd-scroll-hint", hidden: true }, "⇆ Scroll sideways (or focus the graph and use the arrow keys) to see all of it.");
-  box.after(hint);
-  const update = () => {
-    const over = box.scrollWidth > box.clientWidth + 1;
-    box.toggleAttribute("data-overflow", over);
-    hint.hidden = !over;
-    if (over) {
-      box.tabIndex = 0;
-      box.setAttribute("role", "group");
-      box.setAttribute("aria-label", "Graph, wider than the page: scroll sideways");
-    } else {
-      box.removeAttribute("tabindex");
-      box.removeAttribute("role");
-      box.removeAttribute("aria-label");
-    }
-  };
-  // the box keeps its width while a redraw makes the graph inside it wider or narrower: watch both
-  // (and let go of a graph a redraw removed: an observer holds on to what it watches)
-  const sizes = new ResizeObserver(update);
+  if (notes.has(box)) return;
+  const note = h("p", { class: "autograd-scroll-hint", hidden: true }, "⇆ Scroll sideways (or focus the graph and use the arrow keys) to see all of it.");
+  box.after(note);
+  notes.set(box, note);
+  // the box keeps its width while a redraw makes the graph inside it wider or narrower: watch both.
+  // A newly watched element is reported once it is laid out, so a redraw is measured then; a graph
+  // the redraw removed is let go (an observer holds on to what it watches).
   const watchContent = () => [box, ...box.children].forEach((el) => sizes.observe(el));
   new MutationObserver((records) => {
     for (const r of records) for (const n of r.removedNodes) if (n.nodeType === 1) sizes.unobserve(n);
     watchContent();
-    update();
   }).observe(box, { childList: true });
   watchContent();
-  update();
 }
