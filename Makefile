@@ -54,8 +54,8 @@ screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
 
-bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip) on every page of the built site: four scores each
-	$(BIN)/python benchmarks/bench_site.py $(SITE)
+bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip) on every page, 3 runs each: the median run's four scores
+	$(BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
