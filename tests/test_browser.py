@@ -104,10 +104,15 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         widget_js = [u for u in requested if "/javascripts/widgets/" in u]
         assert bool(widget_js) == _has_widget(page), (path, widget_js)
         assert ("stylesheets/widgets.css" in styles) == _has_widget(page), (path, styles)
-        # nobody's JupyterLab stylesheet, and Material's search index only once search is opened
+        # nobody's JupyterLab stylesheet, and Material's search index and search worker only once
+        # search is opened (the worker starts when the bundle hands it the index)
         assert page.locator("style:has-text('--jp-')").count() == 0
         assert not any(u.endswith("search_index.json") for u in requested), "the search index loaded before search"
-        with page.expect_request(re.compile(r"search/search_index\.json$")):
+        workers = [u for u in requested if "search-worker.js" in u or "/workers/search." in u]
+        assert workers == [], f"the search worker started before search: {workers}"
+        index = page.expect_request(re.compile(r"search/search_index\.json$"))
+        worker = page.expect_request(re.compile(r"/workers/search\.[0-9a-f]+\.min\.js$"))
+        with index, worker:
             page.locator(".md-search__input").focus()
         assert w.problems() == []
     finally:
