@@ -87,3 +87,23 @@ def test_axe_finds_no_violation_in_the_open_search_dialog(browser, base_url, sch
         assert w.problems() == []
     finally:
         w.close()
+
+
+def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
+    # KaTeX draws a formula in spans a screen reader is told to skip, beside a copy in MathML (a
+    # clipped 1 px box) that it reads instead. Nothing may take that copy out of the accessibility
+    # tree, not even for a formula far below the screen: `content-visibility: auto` on the copies,
+    # tried to spare the browser laying them out, took every one of them out.
+    w = Watched(browser, base_url, "light", PHONE)
+    try:
+        w.page.goto(base_url + "/chain-rule/", wait_until="networkidle")
+        # formulas in a closed <details> or a hidden tab are out of the tree until opened, rightly
+        shown = w.page.locator(".katex").evaluate_all("ks => ks.filter((k) => k.checkVisibility()).length")
+        cdp = w.page.context.new_cdp_session(w.page)
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+        read = [n for n in nodes if n.get("role", {}).get("value") == "MathMLMath" and not n.get("ignored")]
+        assert len(read) == shown > 50
+        assert w.page.locator(".katex").last.evaluate("k => k.getBoundingClientRect().top") > 10 * PHONE
+        assert w.problems() == []
+    finally:
+        w.close()
