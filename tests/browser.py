@@ -117,10 +117,17 @@ REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) =>
 # block's toolbar first brings each shown block into view, then back to the top.
 SHOW_EVERY_CODE_BLOCK = """async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  for (const code of document.querySelectorAll('article pre > code')) {
-    if (!code.checkVisibility()) continue;  // in a closed <details> or a hidden tab
-    code.scrollIntoView({block: 'center'});
-    await frame();
+  const mounted = (code) => code.parentElement.querySelector(':scope > .md-code__nav');
+  // shown blocks only: one in a closed <details> or a hidden tab mounts when it is opened
+  const waiting = () =>
+    [...document.querySelectorAll('article pre > code')].filter((c) => c.checkVisibility() && !mounted(c));
+  // Material's IntersectionObserver reports a block a frame or more after it comes into view (later
+  // on a busy machine); a block scrolled away before that is brought back on the next pass
+  for (let pass = 0; pass < 5 && waiting().length; pass++) {
+    for (const code of waiting()) {
+      code.scrollIntoView({block: 'center'});
+      for (let t = 0; t < 60 && !mounted(code); t++) await frame();
+    }
   }
   window.scrollTo(0, 0);
   await frame();

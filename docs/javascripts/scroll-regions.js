@@ -47,20 +47,11 @@ function update() {
   for (const a of document.querySelectorAll(".linenodiv a[href]:not([tabindex])")) a.tabIndex = -1;
 }
 
-// Measure when a box or its content changes size: a ResizeObserver calls back right after layout,
-// so measuring then costs little, and a box is marked before a reader (or a checker) can reach it,
-// however slow the machine. Watching the content too catches what resizes inside a fixed box (an
-// equation whose font arrives, a graph a widget redraws at another width).
-let pending = false;
-function soon() {
-  if (pending) return;
-  pending = true;
-  requestAnimationFrame(() => {
-    pending = false;
-    update();
-  });
-}
-const sizes = new ResizeObserver(soon);
+// Measure when a box or its content changes size (a font arriving, a graph a widget redraws at another
+// width), in the ResizeObserver's callback: the browser calls it right after laying the page out, so
+// measuring there lays nothing out again, and a box is marked before it is painted, however slow the
+// machine. A newly watched box is reported once it is laid out, so watching is all a new box needs.
+const sizes = new ResizeObserver(update);
 function watch(root, on = true) {
   const what = on ? (el) => sizes.observe(el) : (el) => sizes.unobserve(el);
   for (const box of within(root, SCROLLERS)) [box, ...box.children].forEach(what);
@@ -69,8 +60,6 @@ function watch(root, on = true) {
 unnameToolbars(document);
 watch(document);
 if (window.document$) window.document$.subscribe(() => watch(document));
-addEventListener("load", soon);
-document.fonts.ready.then(soon);
 // only for added elements that are (or hold, or sit in) a toolbar or a scroll box, not for every
 // widget redraw
 const relevant = (n) => n.nodeType === 1 && (holds(n, `nav.md-code__nav, ${SCROLLERS}`) || n.parentElement?.matches(SCROLLERS));
@@ -86,8 +75,7 @@ new MutationObserver((records) => {
   const added = records.flatMap((r) => [...r.addedNodes]).filter(relevant);
   if (!added.length) return;
   for (const n of added) {
-    unnameToolbars(n); // at once, before anything can see it; measuring can wait for the next frame
+    unnameToolbars(n); // at once, before anything can see it; measuring waits for the layout
     watch(n.parentElement?.matches(SCROLLERS) ? n.parentElement : n);
   }
-  soon();
 }).observe(document.body, { childList: true, subtree: true });
