@@ -101,6 +101,12 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
         fonts = sorted({base_url + u for u in requested if u.endswith(".woff2")})
         assert fonts == sorted(preloaded), path
+        # every script, the theme's bundle first, is fetched after the first text is on screen
+        # (docs/hooks/after_paint.js); that the bundle still starts, the search below shows
+        fetched = page.evaluate(SCRIPTS_AND_FIRST_PAINT)
+        assert fetched["scripts"] and fetched["scripts"][0]["name"].endswith(".min.js"), fetched
+        early = [s["name"] for s in fetched["scripts"] if s["start"] < fetched["paint"]]
+        assert early == [], f"fetched before the first paint at {fetched['paint']:.0f} ms: {early}"
         widget_js = [u for u in requested if "/javascripts/widgets/" in u]
         assert bool(widget_js) == _has_widget(page), (path, widget_js)
         assert ("stylesheets/widgets.css" in styles) == _has_widget(page), (path, styles)
@@ -117,6 +123,15 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         assert w.problems() == []
     finally:
         w.close()
+
+
+# the scripts the page fetched (in the order they started) and when its first text was painted
+SCRIPTS_AND_FIRST_PAINT = """() => ({
+  paint: performance.getEntriesByName("first-contentful-paint")[0].startTime,
+  scripts: performance.getEntriesByType("resource")
+    .filter((r) => /\\.m?js$/.test(new URL(r.name).pathname))
+    .map((r) => ({ name: new URL(r.name).pathname, start: r.startTime })),
+})"""
 
 
 @pytest.mark.parametrize("query", ["accumulate", "accumulating", "accumulated"])

@@ -2,11 +2,9 @@
 
 An entry applies to a page when its `when` text occurs in the page's rendered article (no `when`:
 every page). Its `css` files are inlined into <head>, so no stylesheet but the theme's blocks the
-first paint, and its `js` (classic) and `module` (ES module) scripts are added at the end of <body>.
-Every script runs deferred, the theme's own bundle included: a classic script at the end of <body>
-still stops the parser, so the browser could not paint the page until the script had been fetched
-and run (about a second on a phone on slow 4G, as Lighthouse measures it). Deferred scripts still
-run in document order (the theme's first) once the page is parsed, which is when they ran before.
+first paint. Its `js` (classic) and `module` (ES module) scripts, and the theme's own bundle before
+them, get no tags of their own: a small inline loader at the end of <body> (after_paint.js, beside
+this file) adds them once the browser has painted the page's first text (why: that file).
 Paths are site paths, as in extra_css: files of docs/ or the vendored ones (docs/hooks/vendor.py).
 Relative `url(...)`s in an inlined stylesheet are rewritten to point from the page to the file,
 and font fallbacks older than woff2 are dropped (only woff2 files are published).
@@ -16,8 +14,11 @@ Run it after every hook that changes a page's HTML (in mkdocs.yml it is listed l
 
 from __future__ import annotations
 
+import html
+import json
 import posixpath
 import re
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
@@ -27,6 +28,7 @@ THEME_BUNDLE = re.compile(r'<script src="(?P<src>[^"]*assets/javascripts/bundle\
 ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*)</article>', re.S)
 CSS_URL = re.compile(r"""url\((?P<q>["']?)(?P<url>[^)"']+)(?P=q)\)""")
 OLD_FONT = re.compile(r""",\s*url\([^)]*\.(?:woff|ttf|otf|eot)\)\s*format\(["'][\w-]+["']\)""")
+LOADER = Path(__file__).with_name("after_paint.js")
 
 _files: Files | None = None
 
@@ -75,16 +77,29 @@ def assets_for(article: str, table: list[dict]) -> tuple[list[str], list[tuple[s
     return css, scripts
 
 
+def loader_tag(theme_bundle: str, scripts: list[tuple[str, str]], page_url: str) -> str:
+    """The inline <script> that loads the theme's bundle, then `scripts`, after the first paint."""
+    lines = LOADER.read_text(encoding="utf-8").splitlines(keepends=True)
+    # the file's opening comment (the why) stays in the repository; the page gets a pointer to it
+    body = "".join(lines[next(k for k, line in enumerate(lines) if not line.startswith("//")) :])
+    code = f"// loads this page's scripts after its first paint: docs/hooks/{LOADER.name}\n{body}"
+    if "</script" in code.lower():
+        raise PluginError(f"{LOADER.name} cannot be inlined: it contains '</script'")
+    listed = [{"src": get_relative_url(p, page_url), "module": kind == "module"} for p, kind in scripts]
+    data = html.escape(json.dumps(listed, separators=(",", ":")))
+    return f'<script data-theme="{html.escape(theme_bundle)}" data-scripts="{data}">\n{code}</script>'
+
+
 def on_post_page(output: str, page, config) -> str:
     m = ARTICLE.search(output)
     css, scripts = assets_for(m[1] if m else "", config.extra.get("page_assets", []))
     styles = "".join(inline_css(p, page.url) for p in css)
-    how = {"module": 'type="module"', "text/javascript": "defer"}  # a module is deferred by nature
-    tags = "".join(f'<script src="{get_relative_url(p, page.url)}" {how[kind]}></script>' for p, kind in scripts)
     head, sep, rest = output.partition("</head>")
     output = head + styles + sep + rest
-    output, bundles = THEME_BUNDLE.subn(r'<script src="\g<src>" defer></script>', output)
-    if bundles != 1:
-        raise PluginError(f"{page.file.src_uri}: expected the theme's script bundle once, found it {bundles} times")
+    bundles = THEME_BUNDLE.findall(output)
+    if len(bundles) != 1:
+        found = f"found it {len(bundles)} times"
+        raise PluginError(f"{page.file.src_uri}: expected the theme's script bundle once, {found}")
+    output = THEME_BUNDLE.sub("", output)
     before, sep, end = output.rpartition("</body>")
-    return before + tags + sep + end
+    return before + loader_tag(bundles[0], scripts, page.url) + sep + end
