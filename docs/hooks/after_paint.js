@@ -29,17 +29,15 @@
     return script;
   };
 
-  let started = false;
   function load() {
-    if (started) return;
-    started = true;
     const bundle = add(theme, false);
     bundle.addEventListener("load", () => parsed && document.dispatchEvent(new Event("DOMContentLoaded", { bubbles: true })));
     for (const { src, module } of scripts) add(src, module);
   }
 
-  // A browser that does not report paints (none this site supports) loads them at once.
-  if (!PerformanceObserver.supportedEntryTypes?.includes("paint")) return load();
+  // A browser that does not report paints loads them at once. A page opened in a background tab is
+  // painted, and so gets its scripts, when it is first shown.
+  if (!window.PerformanceObserver?.supportedEntryTypes?.includes("paint")) return load();
   const painted = new PerformanceObserver((list) => {
     if (!list.getEntries().some((entry) => entry.name === "first-contentful-paint")) return;
     painted.disconnect();
