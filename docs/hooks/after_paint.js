@@ -31,7 +31,11 @@
 
   function load() {
     const bundle = add(theme, false);
-    bundle.addEventListener("load", () => parsed && document.dispatchEvent(new Event("DOMContentLoaded", { bubbles: true })));
+    // in a task of its own, after the one that ran the bundle: the bundle's start-up (it mounts every
+    // component of the page) then does not make that task longer, and the browser can paint or
+    // answer the reader between the two
+    const replay = () => document.dispatchEvent(new Event("DOMContentLoaded", { bubbles: true }));
+    bundle.addEventListener("load", () => parsed && setTimeout(replay));
     for (const { src, module } of scripts) add(src, module);
   }
 
