@@ -22,8 +22,8 @@ else. The table shows each median run's index and slowdown. --cpu-slowdown N use
 Network throttling is Lighthouse's default either way.
 
 Runs. One Lighthouse run is one sample of a noisy measurement: on a shared machine the same page can
-score 86 and 98 a minute apart (a busy moment delays the first paint, and Lighthouse then counts
-every script that loaded before it). So each page is measured --runs times (default 3, what
+score 86 and 98 a minute apart (a busy moment lengthens the page's tasks, which Lighthouse then
+multiplies by the slowdown). So each page is measured --runs times (default 3, what
 Lighthouse CI does) and the table shows the run with the median performance score, with every
 run's score beside it.
 
