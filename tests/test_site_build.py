@@ -188,6 +188,8 @@ def build_page(project, tmp_path, text: str):
         # code the reader sees that no fence declares: an indented block, a fence inside raw HTML
         ("# M\n\nText.\n\n    print('an indented code block')\n", "the page shows 1 code blocks"),
         ("# M\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n" + "```python\nprint(1)\n```\n", "code blocks"),
+        # a formula KaTeX cannot typeset names the page and the TeX
+        ("# M\n\nHalf of it: $\\frac{1}{$.\n", "mistake.md: cannot typeset `\\frac{1}{`"),
     ],
 )
 def test_a_page_the_tests_would_read_otherwise_fails_the_build(project, tmp_path, text, words):

@@ -26,6 +26,7 @@ from mkdocs.exceptions import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 KATEX = ROOT / "node_modules" / "katex"
+HOOK = Path(__file__).name
 
 ARITHMATEX = re.compile(
     r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>', re.S
@@ -97,11 +98,11 @@ def on_env(env, config, files):
     for item, result in zip(items, render_all(items)):
         if "error" in result:
             pages = ", ".join(sorted(_wanted[item]))
-            problems.append(f"{pages}: cannot typeset {item[0]!r}: {result['error']}")
+            problems.append(f"{pages}: cannot typeset `{item[0]}`: {result['error']}")
         else:
             _rendered[item] = result["html"]
     if problems:
-        raise PluginError("math.py: " + "; ".join(problems))
+        raise PluginError(f"{HOOK}: " + "; ".join(problems))
     return env
 
 
@@ -109,7 +110,9 @@ def _lookup(tex: str, display: bool) -> str:
     try:
         return _rendered[(html.unescape(tex), display)]
     except KeyError:  # a hook after this one added math to the page
-        raise PluginError(f"math.py: {tex!r} appeared after the pages were converted; list math.py last") from None
+        raise PluginError(
+            f"{HOOK}: {tex!r} appeared after the pages were converted; list {HOOK} after the hook that adds it"
+        ) from None
 
 
 def _typeset(m: re.Match) -> str:
