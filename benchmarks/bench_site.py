@@ -11,7 +11,7 @@ score, the bytes transferred, and every audit that kept a category below its goa
 
 CPU. Lighthouse slows the CPU down 4x to emulate its reference phone, assuming a desktop whose
 BenchmarkIndex (its own CPU benchmark) is about 1500; below 1000 it warns that the scores are too
-low. A shared build machine measures anything from 400 to 1600, and can move between the two from
+low. A shared build machine measures anything from 300 to 1600, and can move between the two from
 one minute to the next. So the slowdown is set for each run from the BenchmarkIndex that run
 measured: Lighthouse first loads the page and saves what it recorded (-G, gather mode), then the
 run is scored (-A, audit mode) with the slowdown of Lighthouse's published calibration
