@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import page_assets  # docs/hooks/page_assets.py, the build hook that writes each page's loader
 import pytest
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
     DESKTOP,
@@ -85,6 +86,7 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
     w = Watched(browser, base_url)
     requested: list[str] = []
     w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
+    w.page.add_init_script(PARSED_TO_THE_END.replace("LOADER_ID", page_assets.LOADER_ID))
     try:
         w.page.goto(base_url + path, wait_until="networkidle")
         page = w.page
@@ -107,6 +109,9 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         assert fetched["scripts"] and fetched["scripts"][0]["name"].endswith(".min.js"), fetched
         early = [s["name"] for s in fetched["scripts"] if s["start"] < fetched["paint"]]
         assert early == [], f"fetched before the first paint at {fetched['paint']:.0f} ms: {early}"
+        # ... and that first paint came once the whole page was parsed (docs/hooks/page_assets.py)
+        parsed = page.evaluate("window.parsedToTheEnd")
+        assert parsed is not None and parsed <= fetched["paint"], (parsed, fetched["paint"])
         widget_js = [u for u in requested if "/javascripts/widgets/" in u]
         assert bool(widget_js) == _has_widget(page), (path, widget_js)
         assert ("stylesheets/widgets.css" in styles) == _has_widget(page), (path, styles)
@@ -124,6 +129,13 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
     finally:
         w.close()
 
+
+# when the parser added the page's last element, the loader (run before the page's own scripts)
+PARSED_TO_THE_END = """new MutationObserver((_, observer) => {
+  if (!document.getElementById("LOADER_ID")) return;
+  window.parsedToTheEnd = performance.now();
+  observer.disconnect();
+}).observe(document, { childList: true, subtree: true });"""
 
 # the scripts the page fetched (in the order they started) and when its first text was painted
 SCRIPTS_AND_FIRST_PAINT = """() => ({

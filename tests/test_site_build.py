@@ -95,11 +95,12 @@ def test_the_hooks_are_not_pages_of_the_site(built_site):
 
 
 SCRIPT_TAG = re.compile(r"<script\b[^>]*\bsrc=[^>]*>")
-LOADER = re.compile(r'<script data-theme="(?P<theme>[^"]+)" data-scripts="(?P<scripts>[^"]*)">')
+LOADER = re.compile(r'<script id="(?P<id>[^"]+)" data-theme="(?P<theme>[^"]+)" data-scripts="(?P<scripts>[^"]*)">')
 
 
 def test_every_script_waits_for_the_first_paint(built_site):
-    """No page has a script tag of its own: one loader at the end of <body> adds them all after the first paint."""
+    """No page has a script tag of its own: one loader at the end of <body> adds them all after the first paint,
+    which waits until the parser has reached the loader."""
     pages = sorted(built_site.rglob("index.html"))
     assert len(pages) >= len(DOCS)
     modules = 0
@@ -107,8 +108,14 @@ def test_every_script_waits_for_the_first_paint(built_site):
         text = page.read_text(encoding="utf-8")
         assert SCRIPT_TAG.findall(text) == [], page
         loaders = LOADER.findall(text)
-        assert len(loaders) == 1 and text.index(loaders[0][0]) > text.index("</article>"), page
-        theme, listed = loaders[0][0], json.loads(html.unescape(loaders[0][1]))
+        assert len(loaders) == 1, page
+        loader_id, theme, listed = loaders[0][0], loaders[0][1], json.loads(html.unescape(loaders[0][2]))
+        # the loader is the page's last element, and <head> makes the first paint wait until it is parsed
+        end = re.search(r"</script>\s*</body>\s*</html>\s*$", text)
+        assert end and text.rindex("<script", 0, end.start()) == text.index(f'<script id="{loader_id}"'), page
+        head = text[: text.index("</head>")]
+        assert head.count('rel="expect"') == 1 and f'<link rel="expect" href="#{loader_id}" blocking="render">' in head
+        assert text.count(f'id="{loader_id}"') == 1, page
         assert re.fullmatch(r"(\.\./)*assets/javascripts/bundle\.[0-9a-f]+\.min\.js", theme), theme
         assert "javascripts/scroll-regions.js" in listed[0]["src"]  # on every page, classic
         for script in [{"src": theme}, *listed]:
