@@ -12,6 +12,7 @@ import textwrap
 import mdblocks
 import prose_numbers
 import pytest
+import table_boxes
 from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page
 
 require_docs_toolchain()
@@ -122,6 +123,34 @@ def test_every_script_waits_for_the_first_paint(built_site):
             assert (page.parent / script["src"]).resolve().is_file(), (page, script)
         modules += sum(s["module"] for s in listed)
     assert modules >= 10  # the widget and Run-button pages are among them
+
+
+def test_every_markdown_table_is_in_a_box_of_its_own(built_site):
+    """The theme's script moves each table into a scroll box when it starts; a table that was a child of
+    the article itself would make Chromium restyle the whole article for it (docs/hooks/table_boxes.py)."""
+    found = 0
+    for page in DOCS:
+        text = site_page(built_site, page)
+        for table in re.finditer(r"<table>", text):
+            found += 1
+            assert text[: table.start()].endswith(f'<div class="{table_boxes.BOX}">'), page.name
+    assert found >= 2  # /forward-graph/ and /about/ have one each
+
+
+@pytest.mark.parametrize(
+    "html, boxed",
+    [
+        ("<p>a</p>\n<table>\n<thead><tr><th>x</th></tr></thead>\n</table>\n<p>b</p>", True),
+        ('<table class="highlighttable"><tr><td>code</td></tr></table>', False),  # not Markdown's
+    ],
+)
+def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
+    out = table_boxes.on_page_content(html, page=None, config=None, files=None)
+    if boxed:
+        table = html[html.index("<table>") : html.index("</table>") + len("</table>")]
+        assert out == html.replace(table, f'<div class="{table_boxes.BOX}">{table}</div>')
+    else:
+        assert out == html
 
 
 KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
