@@ -5,7 +5,7 @@ the test module):
 
     # ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
     from browser import base_url, browser, site_dir, watched  # noqa: F401  (fixtures)
-    from browser import PAGES, Watched, page_with
+    from browser import PAGES, Watched, open_page, page_with
 
 * `site_dir`: the site built once with --strict (`built_site`, tests/sitecheck.py);
 * `base_url`: that site served on 127.0.0.1 (no trailing slash);
@@ -13,7 +13,8 @@ the test module):
 * `watched`: a `Watched` page at 1280 px in the light scheme that fails the test, when it
   ends, on any console error, uncaught exception or request leaving the site (such requests
   are blocked, so a test never waits on the network);
-* `Watched(browser, scheme=..., width=...)` for other views; `PAGES` lists every page's path.
+* `Watched(browser, scheme=..., width=...)` for other views; `PAGES` lists every page's path;
+* `open_page(page, url)`: the page loaded, its scripts arrived (a test opens every page so).
 
 Needs Debian's Chromium (`apt-get install chromium`) and the Python package playwright
 (`pip install -e '.[test]'`; never `playwright install`). Without them the importing test file
@@ -72,6 +73,7 @@ def _missing() -> str | None:
 if (_why := _missing()) is not None:
     unavailable(_why)
 
+import page_assets  # noqa: E402  (docs/hooks/page_assets.py: the id of each page's script loader)
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
@@ -93,6 +95,25 @@ def _pages() -> list[str]:
 
 
 PAGES = _pages()
+
+
+# A page's scripts are added by its loader once the page has first painted (docs/hooks/after_paint.js),
+# and that paint waits until the whole page is parsed and laid out: on a busy machine the network can
+# be quiet for longer than "networkidle" waits (500 ms) before the scripts are even asked for. A test
+# opens a page with `open_page`, which also waits until every script the loader lists has arrived.
+SCRIPTS_ARRIVED = f"""() => {{
+  const loader = document.getElementById("{page_assets.LOADER_ID}");
+  const wanted = [loader.dataset.theme, ...JSON.parse(loader.dataset.scripts).map((s) => s.src)];
+  const arrived = new Set(performance.getEntriesByType("resource").map((r) => r.name));
+  return wanted.every((src) => arrived.has(new URL(src, location.href).href));
+}}"""
+
+
+def open_page(page: Page, url: str):
+    """Load `url` until the network is quiet and every script of the page has arrived; the response."""
+    response = page.goto(url, wait_until="networkidle")
+    page.wait_for_function(SCRIPTS_ARRIVED)
+    return response
 
 
 # What scrolls sideways on the site (docs/javascripts/scroll-regions.js and the widgets' graph boxes

@@ -19,6 +19,7 @@ from browser import (  # noqa: F401  (base_url, browser and site_dir are fixture
     Watched,
     base_url,
     browser,
+    open_page,
     show_every_code_block,
     site_dir,
     unavailable,
@@ -59,7 +60,7 @@ def violations(w: Watched) -> list[str]:
 def test_axe_finds_no_violation_on_the_page(browser, base_url, path, scheme, width):
     w = Watched(browser, base_url, scheme, width)
     try:
-        w.page.goto(base_url + path, wait_until="networkidle")
+        open_page(w.page, base_url + path)
         w.page.evaluate("document.fonts.ready")
         show_every_code_block(w.page)
         # the site's own script has run: it marks wide boxes focusable, code toolbars as plain groups
@@ -78,7 +79,7 @@ def test_axe_finds_no_violation_on_the_page(browser, base_url, path, scheme, wid
 def test_axe_finds_no_violation_in_the_open_search_dialog(browser, base_url, scheme):
     w = Watched(browser, base_url, scheme, DESKTOP)
     try:
-        w.page.goto(base_url + "/", wait_until="networkidle")
+        open_page(w.page, base_url + "/")
         w.page.locator(".md-search__input").click()
         w.page.keyboard.type("gradient")
         expect(w.page.locator(".md-search-result__link").first).to_be_visible()
@@ -96,7 +97,7 @@ def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
     # tried to spare the browser laying them out, took every one of them out.
     w = Watched(browser, base_url, "light", PHONE)
     try:
-        w.page.goto(base_url + "/chain-rule/", wait_until="networkidle")
+        open_page(w.page, base_url + "/chain-rule/")
         # formulas in a closed <details> or a hidden tab are out of the tree until opened, rightly
         shown = w.page.locator(".katex").evaluate_all("ks => ks.filter((k) => k.checkVisibility()).length")
         cdp = w.page.context.new_cdp_session(w.page)

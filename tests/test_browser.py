@@ -24,6 +24,7 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     Watched,
     base_url,
     browser,
+    open_page,
     page_with,
     show_every_code_block,
     site_dir,
@@ -43,7 +44,7 @@ def _num(text: str) -> float:
 
 def _open(browser, base_url: str, path: str, scheme: str = "light", width: int = DESKTOP) -> Watched:
     w = Watched(browser, base_url, scheme, width)
-    resp = w.page.goto(base_url + path, wait_until="networkidle")
+    resp = open_page(w.page, base_url + path)
     assert resp is not None and resp.ok, f"{path}: HTTP {resp and resp.status}"
     w.page.evaluate("document.fonts.ready")  # measurements below need the final fonts
     return w
@@ -88,7 +89,7 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
     w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
     w.page.add_init_script(PARSED_TO_THE_END.replace("LOADER_ID", page_assets.LOADER_ID))
     try:
-        w.page.goto(base_url + path, wait_until="networkidle")
+        open_page(w.page, base_url + path)
         page = w.page
         # no render-blocking stylesheet but the theme's two; the site's own CSS is inlined per page
         sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
@@ -224,13 +225,13 @@ def test_the_light_dark_toggle_follows_the_system_and_then_the_readers_choice(br
     w = Watched(browser, base_url, scheme="dark")
     page = w.page
     try:
-        page.goto(base_url + "/chain-rule/", wait_until="networkidle")
+        open_page(page, base_url + "/chain-rule/")
         assert _scheme(page) == "slate dark"
         page.locator("label[title='Switch to light mode']").click()
         expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
         assert _scheme(page) == "default light"
         # the choice is kept: the next page opens light though the system is dark
-        page.goto(base_url + "/accumulation/", wait_until="networkidle")
+        open_page(page, base_url + "/accumulation/")
         assert _scheme(page) == "default light"
         # by keyboard: Enter on the toggle switches, and the focus stays on it
         page.get_by_role("radio", name="Switch to dark mode").focus()

@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 
 import mdblocks
 import pytest
-from browser import Watched, browser, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
+from browser import Watched, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
 
 pytestmark = pytest.mark.browser
 
@@ -149,7 +149,7 @@ def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, 
     for path, blocks in PAGES.items():
         if not blocks:
             continue
-        page.goto(run_url + path, wait_until="networkidle")  # each page starts its own Python on first Run
+        open_page(page, run_url + path)  # each page starts its own Python on first Run
         page.wait_for_function(
             "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
             " return els.length === n && els.every((el) => el.mgRun); }",
@@ -197,7 +197,7 @@ def _native_stdout(code: str) -> str:
 def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url):
     page = watched.page
     path, block = next((p, b) for p, bs in PAGES.items() for b in bs if b.expected and not b.needs and b.n == 0)
-    page.goto(run_url + path, wait_until="networkidle")
+    open_page(page, run_url + path)
     el = page.locator('[data-mg-run="0"]')
     original = el.locator("code").first.text_content()
     edited = original.rstrip("\n") + '\nprint("edited:", 6 * 7)\n'
@@ -246,7 +246,7 @@ def test_blocks_that_need_torch_or_numpy_say_so_instead_of_offering_run(watched,
     if path is None:
         pytest.skip(f"no page has a block that needs {needs}")
     page = watched.page
-    page.goto(run_url + path, wait_until="networkidle")
+    open_page(page, run_url + path)
     el = page.locator(f'[data-mg-run="{block.n}"]')
     assert el.get_attribute("data-mg-needs") == needs
     page.wait_for_function("el => el.mgRun", arg=el.element_handle())
@@ -260,10 +260,10 @@ def test_blocks_that_need_torch_or_numpy_say_so_instead_of_offering_run(watched,
 def test_python_is_fetched_only_when_the_reader_first_runs_a_block(watched, run_url):
     page = watched.page
     path = next(p for p, bs in PAGES.items() if not bs)
-    page.goto(run_url + path, wait_until="networkidle")  # a page without runnable blocks
+    open_page(page, run_url + path)  # a page without runnable blocks
     assert not [u for u in watched.requested if "/javascripts/run/blocks.js" in u]
     path = next(p for p, bs in PAGES.items() if any(not b.needs for b in bs))
-    page.goto(run_url + path, wait_until="networkidle")
+    open_page(page, run_url + path)
     page.wait_for_selector(".mg-run__run")
     assert not [u for u in watched.requested if "/vendor/pyodide/" in u or "/dist/" in u]
     page.locator(".mg-run__run").first.click()
@@ -297,7 +297,7 @@ LEAVES_JS = """async ([preset, leaves]) => {
 
 def test_new_leaf_values_come_back_as_the_engines_trace(watched, run_url, site_dir):  # noqa: F811
     page = watched.page
-    page.goto(run_url + PREFIX, wait_until="networkidle")
+    open_page(page, run_url + PREFIX)
     recorder = _recorder(Path(site_dir))
     leaves = {"a": 1.5, "b": -2.0, "d": 5.0}  # relu(a·b + d) with a·b + d > 0
     got = page.evaluate(LEAVES_JS, ["relu", leaves])

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import Watched, base_url, browser, site_dir, wait_until_scroll_regions_are_marked, watched  # noqa: F401  (fixtures, used by name)
+from browser import Watched, base_url, browser, open_page, site_dir, wait_until_scroll_regions_are_marked, watched  # noqa: F401  (fixtures, used by name)
 from browser import page_with as _page_with
 
 pytestmark = pytest.mark.browser
@@ -71,7 +71,7 @@ def _num(text: str) -> float:
 
 def _open(page, base_url: str, path: str, extra: bool = False) -> None:
     """Load a built page; with extra, also mount the widgets no page uses yet, at the end of the article."""
-    page.goto(base_url + path, wait_until="networkidle")
+    open_page(page, base_url + path)
     if extra:
         page.evaluate(
             """async (html) => {
