@@ -12,10 +12,11 @@ import textwrap
 import mdblocks
 import prose_numbers
 import pytest
-import table_boxes
 from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page
 
 require_docs_toolchain()
+
+import table_boxes  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
 # a code block, and the box the build puts a python block in (it carries the data-mg-* attributes)
