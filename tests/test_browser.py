@@ -87,7 +87,7 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
     w = Watched(browser, base_url)
     requested: list[str] = []
     w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
-    w.page.add_init_script(PARSED_TO_THE_END.replace("LOADER_ID", page_assets.LOADER_ID))
+    w.page.add_init_script(PARSED_TO_THE_END)
     try:
         open_page(w.page, base_url + path)
         page = w.page
@@ -132,11 +132,11 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
 
 
 # when the parser added the page's last element, the loader (run before the page's own scripts)
-PARSED_TO_THE_END = """new MutationObserver((_, observer) => {
-  if (!document.getElementById("LOADER_ID")) return;
+PARSED_TO_THE_END = f"""new MutationObserver((_, observer) => {{
+  if (!document.getElementById("{page_assets.LOADER_ID}")) return;
   window.parsedToTheEnd = performance.now();
   observer.disconnect();
-}).observe(document, { childList: true, subtree: true });"""
+}}).observe(document, {{ childList: true, subtree: true }});"""
 
 # the scripts the page fetched (in the order they started) and when its first text was painted
 SCRIPTS_AND_FIRST_PAINT = """() => ({
