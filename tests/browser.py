@@ -103,6 +103,7 @@ PAGES = _pages()
 # opens a page with `open_page`, which also waits until every script the loader lists has arrived.
 SCRIPTS_ARRIVED = f"""() => {{
   const loader = document.getElementById("{page_assets.LOADER_ID}");
+  if (!loader) return false;  // not this page's document yet
   const wanted = [loader.dataset.theme, ...JSON.parse(loader.dataset.scripts).map((s) => s.src)];
   const arrived = new Set(performance.getEntriesByType("resource").map((r) => r.name));
   return wanted.every((src) => arrived.has(new URL(src, location.href).href));
