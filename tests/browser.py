@@ -130,7 +130,8 @@ SCROLL_BOXES = ", ".join(
         ".autograd-scroll",
     ]
 )
-REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) =>
+# a box the page does not show (in a closed <details>, a hidden tab) is measured once it is shown
+REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) => !el.checkVisibility() ||
   el.scrollWidth <= el.clientWidth + 1 || el.tabIndex >= 0 || el.querySelector('a[href], button, input, [tabindex]'))"""
 
 

@@ -192,6 +192,8 @@ MEASURE = """() => {
 def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(browser, base_url, path, width):
     w = _open(browser, base_url, path, "light", width)
     try:
+        # every note opened, as a reader may open it: what is inside must fit or scroll as well
+        w.page.evaluate("document.querySelectorAll('article details').forEach((d) => (d.open = true))")
         # every code block with its copy button; scroll-regions.js marks wide boxes once laid out: wait
         # for both, then measure and say what is wrong
         show_every_code_block(w.page)
@@ -202,6 +204,36 @@ def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(bro
         assert got["clipped"] == [], f"{where}: content cut off without a scroll bar: {got['clipped']}"
         assert got["covered"] == [], f"{where}: the copy button covers code: {got['covered']}"
         assert got["unreachable"] == [], f"{where}: scroll regions a keyboard cannot reach: {got['unreachable']}"
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+BOX = ":is(pre > code, div.arithmatex)"  # what scroll-regions.js marks, that a note holds
+# how far each box in the note is wider than itself, once the browser has laid it out
+OVERFLOWS = "([note, box]) => [...note.querySelectorAll(box)].map((el) => el.scrollWidth - el.clientWidth)"
+
+
+def test_a_box_in_a_closed_note_is_measured_when_the_note_is_opened(browser, base_url):
+    # Measuring a box in a closed <details> would make the browser lay out the hidden note there and
+    # then, just after the first paint; scroll-regions.js measures it once the reader opens the note.
+    w = _open(browser, base_url, "/gradient-checking/", "light", PHONE)
+    try:
+        page = w.page
+        wait_until_scroll_regions_are_marked(page)
+        page.wait_for_timeout(500)  # the observer has had its frames: nothing more will be marked
+        closed = page.locator(f"article details:not([open]) {BOX}")
+        assert closed.count() >= 2
+        assert closed.evaluate_all("els => els.filter((el) => el.tabIndex >= 0).length") == 0
+        note = closed.first.evaluate_handle("el => el.closest('details')")
+        note.as_element().query_selector("summary").click()
+        page.wait_for_function(
+            """([note, box]) => [...note.querySelectorAll(box)]
+              .every((el) => el.scrollWidth <= el.clientWidth + 1 || el.tabIndex === 0)""",
+            arg=[note, BOX],
+        )
+        widths = page.evaluate(OVERFLOWS, [note, BOX])
+        assert max(widths) > 1, "no box in this note is wider than a phone: the check shows nothing"
         assert w.problems() == []
     finally:
         w.close()

@@ -29,10 +29,16 @@ function unnameToolbars(root) {
   for (const nav of within(root, TOOLBAR)) nav.setAttribute("role", "none");
 }
 
+// Is the box on the page for a reader to see? One in a closed <details> or a hidden tab is not: the
+// browser has not laid it out, and measuring it would make it lay out that hidden content there and
+// then (on a page with closed notes, most of the work after the first paint). Such a box keeps what
+// it has; the observer reports it once it is shown and laid out, and it is measured then.
+const shown = (el) => el.checkVisibility?.() ?? true;
+
 function update() {
-  // measure every box first, then change attributes: interleaving them would lay the page out again
-  // for each box
-  const boxes = [...document.querySelectorAll(SCROLLERS)];
+  // measure every shown box first, then change attributes: interleaving them would lay the page out
+  // again for each box
+  const boxes = [...document.querySelectorAll(SCROLLERS)].filter(shown);
   const scrolls = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
   boxes.forEach((el, k) => {
     if (scrolls[k] && !el.hasAttribute("tabindex")) {
