@@ -108,3 +108,53 @@ def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
         assert w.problems() == []
     finally:
         w.close()
+
+
+# Each formula's subtree in the accessibility tree, as (role, name) of every node a screen reader
+# gets (ignored nodes left out), in tree order.
+def formulas_as_read(page) -> list[list[tuple[str, str]]]:
+    nodes = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    by_id = {n["nodeId"]: n for n in nodes}
+
+    def read(node) -> list[tuple[str, str]]:
+        here = [] if node.get("ignored") else [(node["role"]["value"], node.get("name", {}).get("value", ""))]
+        return here + [pair for child in node.get("childIds", []) for pair in read(by_id[child])]
+
+    return [read(n) for n in nodes if n.get("role", {}).get("value") == "MathMLMath" and not n.get("ignored")]
+
+
+# What docs/stylesheets/math.css changes, put back to the browser's own layout of MathML.
+AS_MATHML = (
+    "<style>.katex-mathml math, .katex-mathml math :not(annotation), .katex .katex-mathml"
+    " { display: revert !important; white-space: revert !important; }</style>"
+)
+
+
+def test_laying_the_mathml_copy_out_as_text_leaves_what_a_screen_reader_reads_unchanged(browser, base_url):
+    # math.css lays KaTeX's MathML copy out as plain inline text, which is much cheaper than MathML
+    # layout; it must not change a single role or name in the tree that screen readers read, on any
+    # page (a formula in a closed note is out of the tree either way).
+    w = Watched(browser, base_url, "light", PHONE)
+    try:
+        checked = 0
+        for path in PAGES:
+            open_page(w.page, base_url + path)
+            if w.page.locator(".katex").count() == 0:
+                continue
+            shown = w.page.evaluate("""() => {
+              const d = (sel) => getComputedStyle(document.querySelector(sel)).display;
+              return [d(".katex-mathml math"), d(".katex-mathml mi"), d(".katex-mathml annotation")];
+            }""")
+            assert shown == ["inline", "inline", "none"], path  # math.css is in force; the TeX stays hidden
+            as_text = formulas_as_read(w.page)
+            w.page.evaluate(f"document.head.insertAdjacentHTML('beforeend', {AS_MATHML!r})")
+            w.page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            back = w.page.evaluate("getComputedStyle(document.querySelector('.katex-mathml mi')).display")
+            assert back.endswith("math"), back  # laid out as MathML again ('block math' in Chromium)
+            assert sum(len(f) for f in as_text) > 10 * len(as_text) > 0, path  # roles and text, not just <math>
+            assert as_text == formulas_as_read(w.page), path
+            checked += len(as_text)
+        assert checked > 500
+        assert w.problems() == []
+    finally:
+        w.close()
