@@ -24,7 +24,7 @@ Network throttling is Lighthouse's default either way.
 The same recorded loads are also scored with Lighthouse's own default, 4x whatever the machine (the
 `4x` column: the median of the runs' scores). Both scores come from one load, so they differ only
 by the slowdown: on a machine whose index jumps between runs, the calibrated score moves with the
-index as much as with the page, and the 4x one shows what the page's own work costs.
+index as much as with the page, while the 4x one moves only with the work the load recorded.
 
 Held first frames. Headless Chromium, as Lighthouse launches it, sometimes draws a page's first
 frame one or two whole seconds after the page was ready to paint: the display compositor stops
