@@ -123,11 +123,9 @@ def formulas_as_read(page) -> list[list[tuple[str, str]]]:
     return [read(n) for n in nodes if n.get("role", {}).get("value") == "MathMLMath" and not n.get("ignored")]
 
 
-# What docs/stylesheets/math.css changes, put back to the browser's own layout of MathML.
-AS_MATHML = (
-    "<style>.katex-mathml math, .katex-mathml math :not(annotation), .katex .katex-mathml"
-    " { display: revert !important; white-space: revert !important; }</style>"
-)
+# The browser's own layout of MathML back: docs/stylesheets/math.css, inlined by
+# docs/hooks/page_assets.py, switched off.
+AS_MATHML = """() => { document.querySelector('style[data-asset="stylesheets/math.css"]').sheet.disabled = true; }"""
 
 
 def test_laying_the_mathml_copy_out_as_text_leaves_what_a_screen_reader_reads_unchanged(browser, base_url):
@@ -148,7 +146,7 @@ def test_laying_the_mathml_copy_out_as_text_leaves_what_a_screen_reader_reads_un
             }""")
             assert shown == ["inline", "inline", "none"], path  # math.css is in force; the TeX stays hidden
             as_text = formulas_as_read(w.page)
-            w.page.evaluate(f"document.head.insertAdjacentHTML('beforeend', {AS_MATHML!r})")
+            w.page.evaluate(AS_MATHML)
             w.page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
             back = w.page.evaluate("getComputedStyle(document.querySelector('.katex-mathml mi')).display")
             assert back.endswith("math"), back  # laid out as MathML again ('block math' in Chromium)
