@@ -180,14 +180,18 @@ def lighthouse(
         return report, report if cpu == LIGHTHOUSE_SLOWDOWN else scored(LIGHTHOUSE_SLOWDOWN)
 
 
+def score(report: dict, category: str = "performance") -> int:
+    """A category's score out of 100, as Lighthouse shows it."""
+    return round(report["categories"][category]["score"] * 100)
+
+
 def shortfalls(report: dict) -> list[str]:
     """The audits that cost a category points, for every category below its goal."""
     out = []
     for cat in CATEGORIES:
-        c = report["categories"][cat]
-        if round(c["score"] * 100) >= GOAL[cat]:
+        if score(report, cat) >= GOAL[cat]:
             continue
-        for ref in c["auditRefs"]:
+        for ref in report["categories"][cat]["auditRefs"]:
             a = report["audits"][ref["id"]]
             if ref["weight"] > 0 and a["score"] is not None and a["score"] < 1:
                 value = a.get("displayValue", "")
@@ -200,10 +204,6 @@ def held_first_frame(report: dict) -> bool:
     and then shows nothing for that long was ready and not drawn."""
     observed = report["audits"]["metrics"]["details"]["items"][0]
     return observed["observedFirstContentfulPaint"] - observed["observedLoad"] > HELD_MS
-
-
-def performance(report: dict) -> int:
-    return round(report["categories"]["performance"]["score"] * 100)
 
 
 def median_run(reports: list[dict]) -> dict:
@@ -264,7 +264,7 @@ def main(argv: list[str]) -> int:
             scored = [lighthouse(base + path, cpu, paint_holding=paint_holding) for _ in range(runs)]
             reports, at_4x = [own for own, _ in scored], [four for _, four in scored]
             r = median_run(reports)
-            s = [round(r["categories"][c]["score"] * 100) for c in CATEGORIES]
+            s = [score(r, c) for c in CATEGORIES]
             a = r["audits"]
             fcp, lcp = (a[k]["numericValue"] / 1000 for k in ("first-contentful-paint", "largest-contentful-paint"))
             tbt, cls = a["total-blocking-time"]["numericValue"], a["cumulative-layout-shift"]["numericValue"]
@@ -272,11 +272,11 @@ def main(argv: list[str]) -> int:
             bi = r["environment"]["benchmarkIndex"]
             slowdown = r["configSettings"]["throttling"]["cpuSlowdownMultiplier"]
             scores = " ".join(f"{x:>4}" for x in s)
-            each = ",".join(str(performance(x)) for x in reports)
+            each = ",".join(str(score(x)) for x in reports)
             timing = f"{fcp:>4.1f}s {lcp:>4.1f}s {tbt:>3.0f}ms {cls:>5.3f}"
             held = sum(held_first_frame(x) for x in reports)
-            perf_4x = performance(median_run(at_4x))
-            each_4x = ",".join(str(performance(x)) for x in at_4x)
+            perf_4x = score(median_run(at_4x))
+            each_4x = ",".join(str(score(x)) for x in at_4x)
             at = f"{kb:>6.0f} {bi:>5.0f} {slowdown:>4.2f}x {held:>4}"
             row = f"{path:<34} {scores}  {timing} {at}  {each:<11} {perf_4x:>3}  {each_4x}"
             rows.append(row)
