@@ -96,10 +96,10 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         assert len(sheets) == 2 and all("assets/stylesheets/" in h for h in sheets), sheets
         styles = page.eval_on_selector_all("style[data-asset]", "ss => ss.map(s => s.dataset.asset)")
         has_math = page.locator(".katex").count() > 0
-        assert ("vendor/katex/katex.min.css" in styles) == has_math, (path, styles)
+        assert ("stylesheets/math.css" in styles) == has_math, (path, styles)
         assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
-        # KaTeX's fonts come from the page's <head> (docs/hooks/math_fonts.py); one that layout found
-        # later would re-wrap the formulas as it arrived and move the text below them
+        # the math font comes from the page's <head> (docs/hooks/math_font.py); a font that layout
+        # found later would re-wrap the formulas as it arrived and move the text below them
         page.evaluate("document.fonts.ready")
         preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
         fonts = sorted({base_url + u for u in requested if u.endswith(".woff2")})
@@ -171,7 +171,7 @@ MEASURE = """() => {
     (el.closest('[id]') || {id: '?'}).id + ': ' + el.textContent.trim().slice(0, 60);
   // every box in the article that is wider than itself either scrolls, reachable by keyboard, or is a bug
   for (const el of document.querySelectorAll('article *')) {
-    if (el.closest('.katex-mathml, svg, .md-code__nav') || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (el.closest('svg, .md-code__nav') || el.scrollWidth <= el.clientWidth + 1) continue;
     const ox = getComputedStyle(el).overflowX;
     if (ox === 'hidden' || ox === 'clip') out.clipped.push(name(el));
     else if ((ox === 'auto' || ox === 'scroll') && !focusable(el)) out.unreachable.push(name(el));

@@ -5,6 +5,7 @@ the project with one deliberate mistake and check that the build fails, naming t
 """
 
 import html
+import io
 import json
 import re
 import textwrap
@@ -16,7 +17,10 @@ from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_pa
 
 require_docs_toolchain()
 
-import table_boxes  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
+import math_font  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
+import table_boxes  # noqa: E402
+import typeset_math  # noqa: E402
+from fontTools.ttLib import TTFont  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
 # a code block, and the box the build puts a python block in (it carries the data-mg-* attributes)
@@ -154,43 +158,124 @@ def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
         assert out == html
 
 
-KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
+@pytest.mark.parametrize(
+    ("mathml", "cells"),
+    [
+        # KaTeX's `aligned`: right then left, nothing between them, 0.25em between the rows
+        (
+            '<mtable rowspacing="0.25em" columnalign="right left" columnspacing="0em">'
+            "<mtr><mtd>a</mtd><mtd>=b</mtd></mtr><mtr><mtd>c</mtd><mtd>=d</mtd></mtr></mtable>",
+            [
+                "text-align:right;padding:0 0 0 0",
+                "text-align:left;padding:0 0 0 0em",
+                "text-align:right;padding:0.25em 0 0 0",
+                "text-align:left;padding:0.25em 0 0 0em",
+            ],
+        ),
+        # a list shorter than the columns: its last value repeats (MathML's rule)
+        (
+            '<mtable columnalign="right left" columnspacing="0em 1em">'
+            "<mtr><mtd>1</mtd><mtd>2</mtd><mtd>3</mtd><mtd>4</mtd></mtr></mtable>",
+            [
+                "text-align:right;padding:0 0 0 0",
+                "text-align:left;padding:0 0 0 0em",
+                "text-align:left;padding:0 0 0 1em",
+                "text-align:left;padding:0 0 0 1em",
+            ],
+        ),
+        # no attributes: MathML's defaults, centred, 0.8em between columns and 1ex between rows
+        (
+            "<mtable><mtr><mtd>1</mtd><mtd>2</mtd></mtr><mtr><mtd>3</mtd></mtr></mtable>",
+            [
+                "text-align:center;padding:0 0 0 0",
+                "text-align:center;padding:0 0 0 0.8em",
+                "text-align:center;padding:1.0ex 0 0 0",
+            ],
+        ),
+        # a table in a cell is laid out by its own attributes; the outer row count goes on after it
+        (
+            '<mtable columnalign="left" rowspacing="2em"><mtr><mtd>'
+            '<mtable columnalign="right"><mtr><mtd>i</mtd></mtr><mtr><mtd>j</mtd></mtr></mtable>'
+            "</mtd></mtr><mtr><mtd>k</mtd></mtr></mtable>",
+            [
+                "text-align:left;padding:0 0 0 0",
+                "text-align:right;padding:0 0 0 0",
+                "text-align:right;padding:1.0ex 0 0 0",
+                "text-align:left;padding:2em 0 0 0",
+            ],
+        ),
+    ],
+)
+def test_a_tables_alignment_and_spacing_become_its_cells_css(mathml, cells):
+    out = typeset_math.lay_out_tables(mathml)
+    assert re.findall(r'<mtd style="([^"]*)">', out) == cells
+    assert re.sub(r' style="[^"]*"', "", out) == mathml  # nothing else changes
 
 
 @pytest.mark.parametrize(
-    "html, fonts",
+    ("mathml", "out"),
     [
-        ('<span class="katex"><span class="mord mathnormal">x</span></span>', ["Main-Regular", "Math-Italic"]),
-        ('<span class="katex"><span class="mord mathbf">W</span></span>', ["Main-Regular", "Main-Bold"]),
-        ('<span class="katex"><span class="delimsizing size3">(</span></span>', ["Main-Regular", "Size3-Regular"]),
-        ('<span class="katex"><span class="mop op-symbol large-op">∑</span></span>', ["Main-Regular", "Size2-Regular"]),
-        ('<span class="delimsizing mult"><span class="delim-size4"><span>|</span></span></span>', ["Size4-Regular"]),
-        ('<span class="mathnormal">x</span>', ["Math-Italic"]),  # outside .katex: the rule still names it
-        ('<p class="size3">no formula</p>', []),  # size3 alone is KaTeX's text sizing, not a font
+        (
+            '<msup><mi>f</mi><mo mathvariant="normal" lspace="0em" rspace="0em">′</mo></msup><mo>(</mo>',
+            '<mrow><mi>f</mi><mo mathvariant="normal" lspace="0em" rspace="0em">′</mo></mrow><mo>(</mo>',
+        ),
+        (  # f'': two primes in an <mrow>
+            '<msup><mi>f</mi><mrow><mo mathvariant="normal">′</mo><mo mathvariant="normal">′</mo></mrow></msup>',
+            '<mrow><mi>f</mi><mo mathvariant="normal">′</mo><mo mathvariant="normal">′</mo></mrow>',
+        ),
+        ("<msup><mi>x</mi><mn>2</mn></msup>", "<msup><mi>x</mi><mn>2</mn></msup>"),  # a power stays one
+        (  # a base of more than one token keeps its superscript
+            "<msup><mrow><mi>f</mi><mi>g</mi></mrow><mo>′</mo></msup>",
+            "<msup><mrow><mi>f</mi><mi>g</mi></mrow><mo>′</mo></msup>",
+        ),
     ],
 )
-def test_the_fonts_a_page_preloads_are_read_from_katex_stylesheet(html, fonts):
-    import math_fonts
-
-    rules = math_fonts.font_rules(KATEX_CSS.read_text(encoding="utf-8"))
-    assert math_fonts.fonts_for(html, rules) == [f"KaTeX_{f}.woff2" for f in fonts]
+def test_a_prime_is_written_beside_its_letter_not_above_it(mathml, out):
+    assert typeset_math.primes_on_the_line(mathml) == out
 
 
-def test_every_math_page_preloads_its_fonts_and_runs_its_own_palette(built_site):
-    """Each page with formulas asks for KaTeX's fonts from <head>; the light/dark toggle is not the theme bundle's."""
-    pages = sorted(built_site.rglob("index.html"))
+@pytest.mark.parametrize(
+    ("mathml", "piece"),
+    [
+        ('<mi mathvariant="bold">W</mi>', 'mathvariant="bold"'),  # \mathbf: MathML Core has no bold letters
+        ('<menclose notation="box"><mi>x</mi></menclose>', "menclose"),  # \boxed
+        ('<mtable columnlines="solid"><mtr><mtd>1</mtd></mtr></mtable>', "columnlines"),  # an array's | rules
+        ('<mi mathvariant="normal">∂</mi><mtable columnalign="left"></mtable>', None),
+    ],
+)
+def test_mathml_that_browsers_would_not_lay_out_is_found(mathml, piece):
+    assert typeset_math.not_in_mathml_core(mathml) == piece
+
+
+def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
+    page = (
+        '<p><span class="katex"><math><semantics><mrow><mi>x</mi><mo>∑</mo><mi>β</mi></mrow>'
+        '<annotation encoding="application/x-tex">\\sum Q</annotation></semantics></math></span> text Q</p>'
+    )
+    used = math_font.characters(page)
+    assert used == {"x", "∑", "β"}  # not the TeX beside the formula, nor the text around it
+    font = TTFont(io.BytesIO(math_font.subset(math_font.SOURCE.read_bytes(), used)))
+    cmap = font.getBestCmap()
+    assert {ord("x"), ord("∑"), ord("β"), 0x1D465, 0x1D6FD} <= set(cmap)  # x, ∑, β, italic x and italic β
+    assert ord("Q") not in cmap
+    assert "MATH" in font  # the layout of fractions, scripts and stretched brackets comes from it
+    whole = TTFont(math_font.SOURCE)
+    assert len(font.getGlyphOrder()) < len(whole.getGlyphOrder()) / 10
+
+
+def test_every_math_page_preloads_the_math_font_and_runs_its_own_palette(built_site):
+    """Each page with formulas gets the math font from <head>; the light/dark toggle is not the theme bundle's."""
+    font = built_site / math_font.SITE_PATH
+    cmap = set(TTFont(font).getBestCmap())
     with_math = 0
-    for page in pages:
+    for page in sorted(built_site.rglob("index.html")):
         text = page.read_text(encoding="utf-8")
         head = text[: text.index("</head>")]
-        preloads = re.findall(
-            r'<link rel="preload" href="([^"]+\.woff2)" as="font" type="font/woff2" crossorigin>',
-            head,
-        )
-        if 'class="katex' in text:
+        preloads = re.findall(r'<link rel="preload" href="([^"]+)" as="font" type="font/woff2" crossorigin>', head)
+        if "<math" in text:
             with_math += 1
-            assert {p.rsplit("/", 1)[-1] for p in preloads} >= {"KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"}
-            assert all((page.parent / p).resolve().is_file() for p in preloads), page
+            assert [(page.parent / p).resolve() for p in preloads] == [font.resolve()], page
+            assert {ord(c) for c in math_font.characters(text)} <= cmap, page
         else:
             assert preloads == [], page
         assert 'data-md-component="palette"' not in text and "data-mg-palette" in text, page
@@ -227,6 +312,8 @@ def build_page(project, tmp_path, text: str):
         ("# M\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n" + "```python\nprint(1)\n```\n", "code blocks"),
         # a formula KaTeX cannot typeset names the page and the TeX
         ("# M\n\nHalf of it: $\\frac{1}{$.\n", "mistake.md: cannot typeset `\\frac{1}{`"),
+        # ... and one that browsers would draw wrong, without an error, fails it too (not MathML Core)
+        ("# M\n\nBold: $\\mathbf{W}$.\n", "mistake.md: `\\mathbf{W}` needs"),
     ],
 )
 def test_a_page_the_tests_would_read_otherwise_fails_the_build(project, tmp_path, text, words):

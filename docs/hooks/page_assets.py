@@ -7,7 +7,7 @@ them, get no tags of their own: a small inline loader at the end of <body> (afte
 this file) adds them once the browser has painted the page's first text (why: that file).
 The loader is the last element of <body>, and a <link rel="expect" blocking="render"> in <head> names
 it: the browser paints the page first once it has parsed all of it (Chromium; other browsers ignore
-the link). Why: a page here is long (up to 50 blocks and 4,700 elements, most of them typeset math
+the link). Why: a page here is long (up to 50 blocks and thousands of elements, most of them typeset math
 and highlighted code). Painted as soon as its first screen was parsed, the browser then laid out the
 rest in one long task just after the first paint, while a reader's first tap or scroll waited for it.
 Now the page is laid out once, whole, before it is first shown, and the first paint comes that much

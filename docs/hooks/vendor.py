@@ -4,9 +4,11 @@ No third-party file is committed: `npm ci` checks every file against the integri
 package-lock.json, and this hook adds the few files the pages use to the build as mkdocs files
 (`on_files`), so `mkdocs build` and `mkdocs serve` both publish them under vendor/:
 
-    vendor/katex/    the stylesheet and its woff2 fonts (docs/hooks/typeset_math.py typesets the math at
-                     build time, so no page needs KaTeX's script)
     vendor/pyodide/  the Python runtime the in-browser code runner loads on first use
+
+Two more packages are used while the site is built and serve nothing as they are: KaTeX, which
+typesets the math (docs/hooks/typeset_math.py), and STIX Two Math, which docs/hooks/math_font.py
+cuts down to the characters the formulas use. They are checked here too.
 
 A missing or stale node_modules stops the build with one line that says to run `npm ci`.
 """
@@ -24,17 +26,13 @@ NODE_MODULES = ROOT / "node_modules"
 
 # site folder -> (npm package, folder inside the package, glob patterns of the files it needs)
 VENDOR = {
-    "vendor/katex": (
-        "katex",
-        "dist",
-        ["katex.min.css", "fonts/*.woff2"],
-    ),
     "vendor/pyodide": (
         "pyodide",
         ".",
         ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"],
     ),
 }
+BUILD_ONLY = ["katex", "@fontsource/stix-two-math"]
 
 
 def pinned_versions() -> dict[str, str]:
@@ -71,7 +69,10 @@ def vendored_files() -> dict[str, Path]:
 
 
 def on_config(config):
-    vendored_files()  # fail at once, before the notebook is executed, when node_modules is not there
+    # fail at once, before the notebook is executed, when node_modules is not there
+    for package in BUILD_ONLY:
+        check_installed(package)
+    vendored_files()
     return config
 
 

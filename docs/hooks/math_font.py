@@ -1,0 +1,111 @@
+"""Serve the one font the formulas are drawn in: STIX Two Math, cut down to what the site uses.
+
+The browser lays out MathML (docs/hooks/typeset_math.py) with the font's MATH table: how far a
+superscript rises, how thick a fraction bar is, which larger glyphs a stretched bracket or an
+underbrace is built from. A reader's own fonts differ from device to device, and many phones have
+none with that table, so the site serves one: STIX Two Math from npm (@fontsource/stix-two-math,
+pinned in package.json). Whole, it is 400 KB; the site's formulas use a few dozen characters, so
+`subset` keeps only those, their italic forms (the browser draws a single-letter variable in
+the Mathematical Italic letters of Unicode, not in a slanted font) and the glyphs the MATH table
+builds from them: about 30 KB, written into the built site by `on_post_build`.
+
+Every page with a formula gets the `@font-face` rule and a `<link rel="preload">` in <head>
+(`on_post_page`), so the font is on its way before the first layout: text laid out in a fallback
+font and again in this one would move. The font's site path and family name are written only here.
+
+Run it after docs/hooks/typeset_math.py, which writes the formulas into the page.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from fontTools import subset as font_subset
+from fontTools.ttLib import TTFont
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SOURCE = ROOT / "node_modules" / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
+SITE_PATH = "vendor/stix-two-math/STIXTwoMath-Regular.woff2"
+FAMILY = "STIX Two Math"
+
+MATH = re.compile(r"<math\b.*?</math>", re.S)
+ANNOTATION = re.compile(r"<annotation\b.*?</annotation>", re.S)  # the TeX source, never drawn
+TAG = re.compile(r"<[^>]+>")
+# Where the browser's automatic italic (text-transform: math-auto) takes a single-letter <mi>:
+# U+1D434.. Mathematical Italic A-Z a-z (its h is U+210E), U+1D6E2.. Mathematical Italic Greek.
+ITALIC = [*range(0x1D434, 0x1D468), 0x210E, *range(0x1D6E2, 0x1D71C)]
+
+_used: set[str] = set()
+_pages_with_math = 0
+
+
+def characters(page_html: str) -> set[str]:
+    """Every character drawn in the page's formulas (not the TeX kept beside each one)."""
+    drawn: set[str] = set()
+    for formula in MATH.findall(page_html):
+        drawn |= set(html.unescape(TAG.sub("", ANNOTATION.sub("", formula))))
+    return drawn - {"\n"}
+
+
+def subset(font: bytes, used: set[str]) -> bytes:
+    """`font` as woff2 with only the glyphs for `used` and the italic letters (see the top of this file)."""
+    options = font_subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = ["*"]  # every OpenType feature the MATH layout may ask for (ssty: script forms)
+    cutter = font_subset.Subsetter(options)
+    cutter.populate(unicodes=sorted({ord(c) for c in used} | set(ITALIC)))
+    loaded = TTFont(io.BytesIO(font))
+    cutter.subset(loaded)
+    out = io.BytesIO()
+    loaded.save(out)
+    return out.getvalue()
+
+
+def head_tags(page_url: str) -> str:
+    url = get_relative_url(SITE_PATH, page_url)
+    return (
+        f'<link rel="preload" href="{url}" as="font" type="font/woff2" crossorigin>'
+        f'<style data-asset="{SITE_PATH}">@font-face{{font-family:"{FAMILY}";'
+        f'src:url({url}) format("woff2");font-display:block}}'
+        f'math{{font-family:"{FAMILY}",math}}</style>'
+    )
+
+
+def on_pre_build(config) -> None:
+    global _pages_with_math
+    _used.clear()
+    _pages_with_math = 0
+    if not SOURCE.is_file():
+        raise PluginError(f"{SOURCE.relative_to(ROOT)} is missing: run `npm ci` in {ROOT}")
+
+
+def on_post_page(output: str, page, config) -> str:
+    global _pages_with_math
+    drawn = characters(output)
+    if not drawn:
+        return output
+    _used.update(drawn)
+    _pages_with_math += 1
+    head, sep, rest = output.partition("</head>")
+    return head + head_tags(page.url) + sep + rest
+
+
+def on_post_build(config) -> None:
+    if not _pages_with_math:
+        return
+    target = Path(config["site_dir"]) / SITE_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = subset(SOURCE.read_bytes(), _used)
+    # written whole or not at all: `mkdocs serve` may be serving the old file meanwhile
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".font-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.chmod(temp, 0o644)  # mkstemp's file is the owner's alone; a web server must be able to read it
+    os.replace(temp, target)
