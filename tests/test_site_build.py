@@ -166,10 +166,10 @@ def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
             '<mtable rowspacing="0.25em" columnalign="right left" columnspacing="0em">'
             "<mtr><mtd>a</mtd><mtd>=b</mtd></mtr><mtr><mtd>c</mtd><mtd>=d</mtd></mtr></mtable>",
             [
-                "text-align:right;padding:0 0 0 0",
-                "text-align:left;padding:0 0 0 0em",
-                "text-align:right;padding:0.25em 0 0 0",
-                "text-align:left;padding:0.25em 0 0 0em",
+                "text-align:-webkit-right;padding:0 0 0 0",
+                "text-align:-webkit-left;padding:0 0 0 0em",
+                "text-align:-webkit-right;padding:0.25em 0 0 0",
+                "text-align:-webkit-left;padding:0.25em 0 0 0em",
             ],
         ),
         # a list shorter than the columns: its last value repeats (MathML's rule)
@@ -177,19 +177,19 @@ def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
             '<mtable columnalign="right left" columnspacing="0em 1em">'
             "<mtr><mtd>1</mtd><mtd>2</mtd><mtd>3</mtd><mtd>4</mtd></mtr></mtable>",
             [
-                "text-align:right;padding:0 0 0 0",
-                "text-align:left;padding:0 0 0 0em",
-                "text-align:left;padding:0 0 0 1em",
-                "text-align:left;padding:0 0 0 1em",
+                "text-align:-webkit-right;padding:0 0 0 0",
+                "text-align:-webkit-left;padding:0 0 0 0em",
+                "text-align:-webkit-left;padding:0 0 0 1em",
+                "text-align:-webkit-left;padding:0 0 0 1em",
             ],
         ),
         # no attributes: MathML's defaults, centred, 0.8em between columns and 1ex between rows
         (
             "<mtable><mtr><mtd>1</mtd><mtd>2</mtd></mtr><mtr><mtd>3</mtd></mtr></mtable>",
             [
-                "text-align:center;padding:0 0 0 0",
-                "text-align:center;padding:0 0 0 0.8em",
-                "text-align:center;padding:1.0ex 0 0 0",
+                "text-align:-webkit-center;padding:0 0 0 0",
+                "text-align:-webkit-center;padding:0 0 0 0.8em",
+                "text-align:-webkit-center;padding:1.0ex 0 0 0",
             ],
         ),
         # a table in a cell is laid out by its own attributes; the outer row count goes on after it
@@ -198,10 +198,10 @@ def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
             '<mtable columnalign="right"><mtr><mtd>i</mtd></mtr><mtr><mtd>j</mtd></mtr></mtable>'
             "</mtd></mtr><mtr><mtd>k</mtd></mtr></mtable>",
             [
-                "text-align:left;padding:0 0 0 0",
-                "text-align:right;padding:0 0 0 0",
-                "text-align:right;padding:1.0ex 0 0 0",
-                "text-align:left;padding:2em 0 0 0",
+                "text-align:-webkit-left;padding:0 0 0 0",
+                "text-align:-webkit-right;padding:0 0 0 0",
+                "text-align:-webkit-right;padding:1.0ex 0 0 0",
+                "text-align:-webkit-left;padding:2em 0 0 0",
             ],
         ),
     ],
@@ -209,7 +209,40 @@ def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
 def test_a_tables_alignment_and_spacing_become_its_cells_css(mathml, cells):
     out = typeset_math.lay_out_tables(mathml)
     assert re.findall(r'<mtd style="([^"]*)">', out) == cells
-    assert re.sub(r' style="[^"]*"', "", out) == mathml  # nothing else changes
+    assert out.count(typeset_math.STRUT) == len(cells)  # one strut a cell, first in it
+    assert re.sub(r' style="[^"]*">' + re.escape(typeset_math.STRUT), ">", out) == mathml  # nothing else changes
+
+
+@pytest.mark.parametrize(
+    ("mathml", "out"),
+    [
+        # a sign after an operator or an opening bracket: no space either side
+        (
+            "<mi>x</mi><mo>=</mo><mo>−</mo><mn>6</mn>",
+            '<mi>x</mi><mo>=</mo><mo lspace="0em" rspace="0em">−</mo><mn>6</mn>',
+        ),
+        ('<mo stretchy="false">(</mo><mo>−</mo>', '<mo stretchy="false">(</mo><mo lspace="0em" rspace="0em">−</mo>'),
+        # after a letter or a closing bracket it is an operation, and keeps its space
+        ("<mi>n</mi><mo>−</mo><mn>1</mn>", "<mi>n</mi><mo>−</mo><mn>1</mn>"),
+        ('<mo stretchy="false">)</mo><mo>−</mo>', '<mo stretchy="false">)</mo><mo>−</mo>'),
+        # += as in the code
+        ("<mi>g</mi><mo>+</mo><mo>=</mo>", '<mi>g</mi><mo rspace="0em">+</mo><mo lspace="0em">=</mo>'),
+        # log p: a thin space after the name; tanh(x): none before the bracket
+        ("<mi>log</mi><mo>\u2061</mo><mi>p</mi>", '<mi>log</mi><mo rspace="0.1667em">\u2061</mo><mi>p</mi>'),
+        (
+            '<mi>tanh</mi><mo>\u2061</mo><mo stretchy="false">(</mo>',
+            '<mi>tanh</mi><mo>\u2061</mo><mo stretchy="false">(</mo>',
+        ),
+    ],
+)
+def test_operators_are_spaced_by_their_neighbours_as_tex_spaces_them(mathml, out):
+    assert typeset_math.operator_spacing(mathml) == out
+
+
+def test_a_hat_is_the_circumflex_a_math_font_places():
+    hat = '<mover accent="true"><mi>y</mi><mo>^</mo></mover>'
+    assert typeset_math.accents(hat) == '<mover accent="true"><mi>y</mi><mo>ˆ</mo></mover>'
+    assert typeset_math.accents("<msup><mi>y</mi><mo>^</mo></msup>") == "<msup><mi>y</mi><mo>^</mo></msup>"
 
 
 @pytest.mark.parametrize(
@@ -254,6 +287,8 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
     )
     used = math_font.characters(page)
     assert used == {"x", "∑", "β"}  # not the TeX beside the formula, nor the text around it
+    # a root's radical is drawn from the font, with no character for it in the page
+    assert math_font.characters("<math><msqrt><mi>v</mi></msqrt></math>") == {"v", "√"}
     font = TTFont(io.BytesIO(math_font.subset(math_font.SOURCE.read_bytes(), used)))
     cmap = font.getBestCmap()
     assert {ord("x"), ord("∑"), ord("β"), 0x1D465, 0x1D6FD} <= set(cmap)  # x, ∑, β, italic x and italic β

@@ -41,16 +41,19 @@ TAG = re.compile(r"<[^>]+>")
 # Where the browser's automatic italic (text-transform: math-auto) takes a single-letter <mi>:
 # U+1D434.. Mathematical Italic A-Z a-z (its h is U+210E), U+1D6E2.. Mathematical Italic Greek.
 ITALIC = [*range(0x1D434, 0x1D468), 0x210E, *range(0x1D6E2, 0x1D71C)]
+# Glyphs the browser draws for an element, with no character of the page's text: a root's radical.
+DRAWN_FOR = {"<msqrt": "√", "<mroot": "√"}
 
 _used: set[str] = set()
 _pages_with_math = 0
 
 
 def characters(page_html: str) -> set[str]:
-    """Every character drawn in the page's formulas (not the TeX kept beside each one)."""
+    """Every character drawn in the page's formulas (not the TeX kept beside each one), and the radical of a root."""
     drawn: set[str] = set()
     for formula in MATH.findall(page_html):
         drawn |= set(html.unescape(TAG.sub("", ANNOTATION.sub("", formula))))
+        drawn |= {glyph for tag, glyph in DRAWN_FOR.items() if tag in formula}
     return drawn - {"\n"}
 
 

@@ -15,10 +15,13 @@ formula a second time, in spans for the eye, with the MathML beside it for scree
 is fewer than half the elements, and what a screen reader reads is what the page shows. On
 /tensors/ the page went from 4,800 elements to 2,500, and its first style and layout took about 40%
 less time.
-MathML Core leaves out a few things KaTeX writes: `columnalign`, `columnspacing` and `rowspacing` of
-a table (aligned equations) become its cells' own CSS (`lay_out_tables`), a prime goes back on the
-line (`primes_on_the_line`), and anything else outside MathML Core, which the browser would ignore
-without a word, fails the build (`not_in_mathml_core`). docs/hooks/math_font.py serves the font.
+
+MathML Core draws a few things KaTeX writes otherwise than KaTeX means them (`as_katex_meant`):
+the alignment and spacing of a table's columns and rows (`lay_out_tables`), a prime as a
+superscript (`primes_on_the_line`), the space around a sign, `+=` and a named function
+(`operator_spacing`), and the hat accent (`accents`). Anything else outside MathML Core, which the
+browser would ignore without a word, fails the build (`not_in_mathml_core`).
+docs/hooks/math_font.py serves the font.
 """
 
 from __future__ import annotations
@@ -75,6 +78,19 @@ SUPERSCRIPT_PRIMES = re.compile(
     rf"<msup>(?P<base><(?P<tag>mi|mn|mtext)\b[^>]*>[^<]*</(?P=tag)>)"
     rf"(?:(?P<one>{PRIME})|<mrow>(?P<more>(?:{PRIME})+)</mrow>)</msup>"
 )
+# A sign: + or − whose previous sibling is an operator other than a closing bracket or a prime.
+SIGN = re.compile(r"(?P<before><mo\b[^>]*>[^<)\]}⟩|‖′]*</mo>)<mo(?P<attrs>(?![^>]*\blspace=)[^>]*)>(?P<sign>[+−])</mo>")
+COMPOUND_ASSIGNMENT = re.compile(r"<mo>(?P<op>[+−])</mo><mo>=</mo>")
+# U+2061, which KaTeX writes after a named function (log, tanh, mean), when no bracket follows it
+NAMED_FUNCTION = re.compile(r"<mo>\u2061</mo>(?!<mo\b[^>]*>[(\[{|])")
+HAT = re.compile(r'(?P<open><mover accent="true">(?:(?!</?mover).)*<mo>)\^</mo></mover>', re.S)
+# The columnalign values, each as a `text-align`. A cell's content is block-level math, which
+# Chromium places by the -webkit- values only (`right` leaves it at the left); Firefox and Safari
+# read them too.
+ALIGN = ("left", "center", "right")
+# TeX's (and KaTeX's) strut for a row of an array: every row at least 1.2em from top to bottom,
+# 0.84em of it above the baseline, however short its content.
+STRUT = '<mspace height="0.84em" depth="0.36em"></mspace>'
 TABLE_TAG = re.compile(r"<(?P<end>/?)(?P<name>mtable|mtr|mtd)\b(?P<attrs>[^>]*)>")
 LENGTH = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:em|ex)")
 
@@ -138,16 +154,18 @@ class _Table:
     def cell_style(self) -> str:
         above = _nth(self.row_spacing, self.row - 1) if self.row else "0"
         before = _nth(self.column_spacing, self.column - 1) if self.column else "0"
-        return f"text-align:{_nth(self.align, self.column)};padding:{above} 0 0 {before}"
+        align = _nth(self.align, self.column)
+        return f"text-align:-webkit-{align};padding:{above} 0 0 {before}"
 
 
 def lay_out_tables(mathml: str) -> str:
     """Give every cell of every <mtable> the alignment and spacing its table's attributes ask for.
 
     MathML Core centres every cell and pads it the same; KaTeX's `aligned` asks for columns right and
-    left (the = signs line up) with no space between them. Each cell gets that as CSS instead:
-    `text-align` from `columnalign`, a left padding of the `columnspacing` before its column and a top
-    padding of the `rowspacing` above its row (none before the first column or row).
+    left (the = signs line up) with no space between them. Each cell gets that as CSS instead: its
+    place from `columnalign` (see ALIGN), a left padding of the `columnspacing` before its column
+    and a top padding of the `rowspacing` above its row (none before the first column or row); and
+    a strut (see STRUT), or the rows of a matrix would all but touch.
     """
     out: list[str] = []
     tables: list[_Table] = []  # one per open <mtable>: a table in a cell is laid out by its own attributes
@@ -163,6 +181,8 @@ def lay_out_tables(mathml: str) -> str:
                 column_spacing=_values(attrs, "columnspacing", "0.8em"),
                 row_spacing=_values(attrs, "rowspacing", "1.0ex"),
             )
+            if unknown := set(table.align) - set(ALIGN):
+                raise PluginError(f"{HOOK}: a table's columnalign {sorted(unknown)} is not left, center or right")
             for length in table.column_spacing + table.row_spacing:
                 if not LENGTH.fullmatch(length):
                     raise PluginError(f"{HOOK}: a table's spacing {length!r} is not a length in em or ex")
@@ -175,7 +195,7 @@ def lay_out_tables(mathml: str) -> str:
                 raise PluginError(f"{HOOK}: a table cell already has a style: {tag[0]}")
             tables[-1].column += 1
             out.append(mathml[done : tag.start()])
-            out.append(f'<mtd{attrs} style="{tables[-1].cell_style()}">')
+            out.append(f'<mtd{attrs} style="{tables[-1].cell_style()}">{STRUT}')
             done = tag.end()
     return "".join(out) + mathml[done:]
 
@@ -183,6 +203,31 @@ def lay_out_tables(mathml: str) -> str:
 def primes_on_the_line(mathml: str) -> str:
     """f′, f′′: each prime of a one-token base beside it, not in a superscript (see SUPERSCRIPT_PRIMES)."""
     return SUPERSCRIPT_PRIMES.sub(lambda m: f"<mrow>{m['base']}{m['one'] or m['more']}</mrow>", mathml)
+
+
+def operator_spacing(mathml: str) -> str:
+    """The spacing TeX gives an operator by its neighbours, which MathML's operator dictionary does not.
+
+    A + or − right after another operator (=, an opening bracket, a comma) is a sign, not an
+    operation: no space on either side (`= −6`, `(−22)`). `+=` is one operator, as in the code.
+    A named function before anything but a bracket gets a thin space after it (`log p`, not `logp`;
+    `tanh(x)` stays as it is).
+    """
+    mathml = SIGN.sub(lambda m: f'{m["before"]}<mo lspace="0em" rspace="0em"{m["attrs"]}>{m["sign"]}</mo>', mathml)
+    mathml = COMPOUND_ASSIGNMENT.sub(r'<mo rspace="0em">\g<op></mo><mo lspace="0em">=</mo>', mathml)
+    return NAMED_FUNCTION.sub('<mo rspace="0.1667em">\u2061</mo>', mathml)
+
+
+def accents(mathml: str) -> str:
+    """\\hat's accent as the spacing circumflex ˆ that math fonts stretch and place, not ASCII's ^."""
+    return HAT.sub(lambda m: f"{m['open']}ˆ</mo></mover>", mathml)
+
+
+def as_katex_meant(mathml: str) -> str:
+    """KaTeX's MathML, with what MathML Core would draw otherwise than KaTeX means put right."""
+    for step in (lay_out_tables, primes_on_the_line, operator_spacing, accents):
+        mathml = step(mathml)
+    return mathml
 
 
 def on_pre_build(config) -> None:
@@ -207,7 +252,7 @@ def on_env(env, config, files):
             pages = ", ".join(sorted(_wanted[item]))
             problems.append(f"{pages}: `{item[0]}` needs {piece!r}, which browsers do not lay out (not MathML Core)")
         else:
-            _rendered[item] = primes_on_the_line(lay_out_tables(result["html"]))
+            _rendered[item] = as_katex_meant(result["html"])
     if problems:
         raise PluginError(f"{HOOK}: " + "; ".join(problems))
     return env
