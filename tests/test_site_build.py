@@ -239,9 +239,45 @@ def test_operators_are_spaced_by_their_neighbours_as_tex_spaces_them(mathml, out
     assert typeset_math.operator_spacing(mathml) == out
 
 
+def test_markup_inside_a_token_element_takes_its_place():
+    math = f'<span class="katex"><math xmlns="{typeset_math.MATHML}"><mrow>{{}}<mo>≈</mo></mrow></math></span>'
+    underset = "<mi><munder><mo><mfrac><mi>a</mi><mi>h</mi></mfrac></mo><mtext>forward</mtext></munder></mi>"
+    fixed = "<munder><mfrac><mi>a</mi><mi>h</mi></mfrac><mtext>forward</mtext></munder>"
+    assert typeset_math.unwrap_tokens(math.format(underset)) == math.format(fixed)
+    assert typeset_math.unwrap_tokens(math.format(fixed)) == math.format(fixed)
+    # a token holding several elements gives them one <mrow>: the <munder> keeps its two children
+    several = "<mi><munder><mo><mn>6</mn><mo>⋅</mo><mn>1</mn></mo><mtext>via b</mtext></munder></mi>"
+    in_a_row = "<munder><mrow><mn>6</mn><mo>⋅</mo><mn>1</mn></mrow><mtext>via b</mtext></munder>"
+    assert typeset_math.unwrap_tokens(math.format(several)) == math.format(in_a_row)
+
+
+def test_no_token_element_of_the_built_site_holds_markup(built_site):
+    # a token (<mi>, <mo>, <mn>, <mtext>) holding elements is drawn as a line of letters
+    tokens_with_markup = re.compile(r"<(mi|mo|mn|mtext|ms)\b[^>]*>[^<]*<(?!/)")
+    pages = sorted(built_site.rglob("index.html"))
+    assert [p for p in pages if tokens_with_markup.search(p.read_text(encoding="utf-8"))] == []
+    assert sum("<munder>" in p.read_text(encoding="utf-8") for p in pages) >= 2  # the \underset labels
+
+
+def test_an_operator_in_a_script_gets_no_space_around_it():
+    formula = (
+        f'<span class="katex"><math xmlns="{typeset_math.MATHML}"><semantics><mrow>'
+        "<msup><mi>X</mi><mrow><mi>n</mi><mo>−</mo><mn>1</mn></mrow></msup><mo>=</mo><mrow></mrow>"
+        '<msub><mi>p</mi><mrow><mi>t</mi><mo separator="true">,</mo><mi>j</mi></mrow></msub></mrow>'
+        '<annotation encoding="application/x-tex">X^{n-1} = {} p_{t,j} &lt; &amp;</annotation>'
+        "</semantics></math></span>"
+    )
+    out = typeset_math.script_spacing(formula)
+    assert out.count('lspace="0em" rspace="0em"') == 2  # the − and the comma, not the = on the line
+    assert "<mo>=</mo>" in out and "&lt; &amp;</annotation>" in out  # the TeX comes back escaped as it was
+    assert out.startswith(f'<span class="katex"><math xmlns="{typeset_math.MATHML}"><semantics>')
+
+
 def test_a_hat_is_the_circumflex_a_math_font_places():
     hat = '<mover accent="true"><mi>y</mi><mo>^</mo></mover>'
-    assert typeset_math.accents(hat) == '<mover accent="true"><mi>y</mi><mo>ˆ</mo></mover>'
+    assert typeset_math.accents(hat) == '<mover accent="true"><mi>y</mi><mo stretchy="false">\u0302</mo></mover>'
+    spaced = '<mover accent="true"><mi>y</mi><mo lspace="0em" rspace="0em">^</mo></mover>'  # by script_spacing
+    assert typeset_math.accents(spaced) == spaced.replace('"0em">^', '"0em" stretchy="false">\u0302')
     assert typeset_math.accents("<msup><mi>y</mi><mo>^</mo></msup>") == "<msup><mi>y</mi><mo>^</mo></msup>"
 
 
@@ -273,6 +309,7 @@ def test_a_prime_is_written_beside_its_letter_not_above_it(mathml, out):
         ('<mi mathvariant="bold">W</mi>', 'mathvariant="bold"'),  # \mathbf: MathML Core has no bold letters
         ('<menclose notation="box"><mi>x</mi></menclose>', "menclose"),  # \boxed
         ('<mtable columnlines="solid"><mtr><mtd>1</mtd></mtr></mtable>', "columnlines"),  # an array's | rules
+        ('<munder><mi>x</mi><mo stretchy="true">⏟</mo></munder>', '<mo stretchy="true">⏟</mo>'),  # \underbrace
         ('<mi mathvariant="normal">∂</mi><mtable columnalign="left"></mtable>', None),
     ],
 )
@@ -294,6 +331,7 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
     assert {ord("x"), ord("∑"), ord("β"), 0x1D465, 0x1D6FD} <= set(cmap)  # x, ∑, β, italic x and italic β
     assert ord("Q") not in cmap
     assert "MATH" in font  # the layout of fractions, scripts and stretched brackets comes from it
+    assert font["MATH"].table.MathConstants.SubscriptBaselineDropMin.Value == 0  # p_y no lower than x_y
     whole = TTFont(math_font.SOURCE)
     assert len(font.getGlyphOrder()) < len(whole.getGlyphOrder()) / 10
 

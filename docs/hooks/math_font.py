@@ -7,7 +7,8 @@ none with that table, so the site serves one: STIX Two Math from npm (@fontsourc
 pinned in package.json). Whole, it is 400 KB; the site's formulas use a few dozen characters, so
 `subset` keeps only those, their italic forms (the browser draws a single-letter variable in
 the Mathematical Italic letters of Unicode, not in a slanted font) and the glyphs the MATH table
-builds from them: about 30 KB, written into the built site by `on_post_build`.
+builds from them: about 30 KB, written into the built site by `on_post_build`. One of the MATH
+table's constants is changed on the way, so that subscripts sit as TeX sets them (see `subset`).
 
 Every page with a formula gets the `@font-face` rule and a `<link rel="preload">` in <head>
 (`on_post_page`), so the font is on its way before the first layout: text laid out in a fallback
@@ -66,6 +67,11 @@ def subset(font: bytes, used: set[str]) -> bytes:
     cutter.populate(unicodes=sorted({ord(c) for c in used} | set(ITALIC)))
     loaded = TTFont(io.BytesIO(font))
     cutter.subset(loaded)
+    # A subscript goes at least this far below the bottom of its base. TeX does that only for a base
+    # built of parts; a letter's subscript sits at the same height whatever the letter, and the
+    # browser cannot tell the two apart. With 0 here, p_y sits where x_y does, as in TeX and KaTeX,
+    # instead of hanging below the p's tail.
+    loaded["MATH"].table.MathConstants.SubscriptBaselineDropMin.Value = 0
     out = io.BytesIO()
     loaded.save(out)
     return out.getvalue()

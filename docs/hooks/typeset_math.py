@@ -17,10 +17,12 @@ is fewer than half the elements, and what a screen reader reads is what the page
 less time.
 
 MathML Core draws a few things KaTeX writes otherwise than KaTeX means them (`as_katex_meant`):
-the alignment and spacing of a table's columns and rows (`lay_out_tables`), a prime as a
-superscript (`primes_on_the_line`), the space around a sign, `+=` and a named function
-(`operator_spacing`), and the hat accent (`accents`). Anything else outside MathML Core, which the
-browser would ignore without a word, fails the build (`not_in_mathml_core`).
+markup inside a token element (`unwrap_tokens`), the alignment and spacing of a table's columns
+and rows (`lay_out_tables`), a prime as a superscript (`primes_on_the_line`), the space around a
+sign, `+=` and a named function (`operator_spacing`) and around anything in a script
+(`script_spacing`), and the hat accent (`accents`). Anything else outside MathML Core, which the
+browser would ignore without a word, and a stretched brace, which it draws badly, fail the build
+(`not_in_mathml_core`).
 docs/hooks/math_font.py serves the font.
 """
 
@@ -31,6 +33,8 @@ import json
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,10 +67,13 @@ process.stdin.on("data", (d) => (input += d)).on("end", () => {
 });
 """
 
-# MathML that KaTeX may write and MathML Core (what browsers lay out) does not have: a formula
-# drawn without it would look wrong without any error, so the build stops instead.
+# MathML that KaTeX may write and MathML Core (what browsers lay out) does not have, or draws badly:
+# the formula would look wrong without any error, so the build stops instead. A stretched brace
+# (\underbrace, \overbrace) comes out in Chromium as a dashed line shorter than its term; write the
+# label with \underset or \overset, or beside the term.
 NOT_IN_CORE = re.compile(
     r"<(?P<element>menclose|mlabeledtr|maction|mfenced)\b"
+    r"|(?P<brace><mo\b[^>]*>[⏞⏟]</mo>)"
     r'|\b(?P<variant>mathvariant="(?!normal")[^"]*")'
     r'|<mtable\b[^>]*\b(?P<table>columnlines|rowlines|frame|framespacing|rowalign|width|equalrows|equalcolumns)="'
 )
@@ -80,10 +87,17 @@ SUPERSCRIPT_PRIMES = re.compile(
 )
 # A sign: + or − whose previous sibling is an operator other than a closing bracket or a prime.
 SIGN = re.compile(r"(?P<before><mo\b[^>]*>[^<)\]}⟩|‖′]*</mo>)<mo(?P<attrs>(?![^>]*\blspace=)[^>]*)>(?P<sign>[+−])</mo>")
+MATHML = "http://www.w3.org/1998/Math/MathML"
+ET.register_namespace("", MATHML)  # written back as KaTeX wrote it: <math xmlns=...>, no prefixes
+MATH = re.compile(r"<math\b.*</math>", re.S)
+# the token elements, which hold text only
+TOKENS = {f"{{{MATHML}}}{name}" for name in ("mi", "mo", "mn", "mtext", "ms")}
+# the elements whose children after the first are scripts: sub- and superscripts, limits, labels
+SCRIPTED = {f"{{{MATHML}}}{name}" for name in ("msub", "msup", "msubsup", "munder", "mover", "munderover")}
 COMPOUND_ASSIGNMENT = re.compile(r"<mo>(?P<op>[+−])</mo><mo>=</mo>")
 # U+2061, which KaTeX writes after a named function (log, tanh, mean), when no bracket follows it
 NAMED_FUNCTION = re.compile(r"<mo>\u2061</mo>(?!<mo\b[^>]*>[(\[{|])")
-HAT = re.compile(r'(?P<open><mover accent="true">(?:(?!</?mover).)*<mo>)\^</mo></mover>', re.S)
+HAT = re.compile(r'(?P<open><mover accent="true">(?:(?!</?mover).)*<mo\b)(?P<attrs>[^>]*)>\^</mo></mover>', re.S)
 # The columnalign values, each as a `text-align`. A cell's content is block-level math, which
 # Chromium places by the -webkit- values only (`right` leaves it at the left); Firefox and Safari
 # read them too.
@@ -126,7 +140,7 @@ def render_all(items: list[tuple[str, bool]]) -> list[dict]:
 
 
 def not_in_mathml_core(mathml: str) -> str | None:
-    """The first element or attribute of `mathml` that MathML Core does not lay out, or None."""
+    """The first element or attribute of `mathml` that browsers do not draw as KaTeX means it, or None."""
     found = NOT_IN_CORE.search(mathml)
     return found[found.lastgroup] if found and found.lastgroup else None
 
@@ -218,14 +232,77 @@ def operator_spacing(mathml: str) -> str:
     return NAMED_FUNCTION.sub('<mo rspace="0.1667em">\u2061</mo>', mathml)
 
 
+def _in_math(rewrite: Callable[[ET.Element], None]) -> Callable[[str], str]:
+    """A rewrite of the <math> tree, applied to each <math> of a string of HTML."""
+
+    def apply(mathml: str) -> str:
+        def one(found: re.Match) -> str:
+            math = ET.fromstring(found[0])
+            rewrite(math)
+            return ET.tostring(math, encoding="unicode")
+
+        return MATH.sub(one, mathml)
+
+    return apply
+
+
+def _unwrap_tokens(math: ET.Element) -> None:
+    while found := next(((p, k, c) for p in math.iter() for k, c in enumerate(p) if c.tag in TOKENS and len(c)), None):
+        parent, k, token = found
+        if (token.text or "").strip() or any((c.tail or "").strip() for c in token):
+            raise ET.ParseError(f"a <{token.tag.split('}')[1]}> holds both text and elements")
+        # one element in its place, so that a <munder> keeps its two children: an <mrow> of several
+        parent.remove(token)
+        if len(token) == 1:
+            parent.insert(k, token[0])
+        else:
+            row = ET.Element(f"{{{MATHML}}}mrow")
+            row.extend(token)
+            parent.insert(k, row)
+
+
+def unwrap_tokens(mathml: str) -> str:
+    """Markup inside a token element (<mi>, <mo>, <mn>, <mtext>) in its place.
+
+    KaTeX writes \\underset{label}{term} as <mi><munder><mo><mfrac>...: a token holds only text in
+    MathML, and the browser draws whatever is inside as a line of letters. Unwrapped, it is the
+    <munder> with the fraction over its label, as KaTeX meant.
+    """
+    return _in_math(_unwrap_tokens)(mathml)
+
+
+def _script_spacing(math: ET.Element) -> None:
+    for parent in math.iter():
+        if parent.tag in SCRIPTED:
+            for script in list(parent)[1:]:
+                for mo in script.iter(f"{{{MATHML}}}mo"):
+                    if "lspace" not in mo.attrib and "rspace" not in mo.attrib:
+                        mo.set("lspace", "0em")
+                        mo.set("rspace", "0em")
+
+
+def script_spacing(mathml: str) -> str:
+    """No space around an operator in a script, as TeX sets them: X^{n-1}, p_{t,j}.
+
+    MathML Core spaces an operator the same at every size; TeX drops the space around a sign, a
+    relation or a comma in a sub- or superscript. Every <mo> in a script without a spacing of its
+    own gets none.
+    """
+    return _in_math(_script_spacing)(mathml)
+
+
 def accents(mathml: str) -> str:
-    """\\hat's accent as the spacing circumflex ˆ that math fonts stretch and place, not ASCII's ^."""
-    return HAT.sub(lambda m: f"{m['open']}ˆ</mo></mover>", mathml)
+    """\\hat's accent as the circumflex accent U+0302, which the math font places above the letter.
+
+    KaTeX writes ASCII's ^, a tall caret the font draws at its own height; the spacing circumflex ˆ
+    comes out on top of the letter. Not stretched: \\hat is one size (\\widehat is the wide one).
+    """
+    return HAT.sub(lambda m: f'{m["open"]}{m["attrs"]} stretchy="false">\u0302</mo></mover>', mathml)
 
 
 def as_katex_meant(mathml: str) -> str:
     """KaTeX's MathML, with what MathML Core would draw otherwise than KaTeX means put right."""
-    for step in (lay_out_tables, primes_on_the_line, operator_spacing, accents):
+    for step in (unwrap_tokens, script_spacing, lay_out_tables, primes_on_the_line, operator_spacing, accents):
         mathml = step(mathml)
     return mathml
 
@@ -250,9 +327,13 @@ def on_env(env, config, files):
             problems.append(f"{pages}: cannot typeset `{item[0]}`: {result['error']}")
         elif (piece := not_in_mathml_core(result["html"])) is not None:
             pages = ", ".join(sorted(_wanted[item]))
-            problems.append(f"{pages}: `{item[0]}` needs {piece!r}, which browsers do not lay out (not MathML Core)")
+            problems.append(f"{pages}: `{item[0]}` needs {piece!r}, which browsers do not draw as KaTeX means it")
         else:
-            _rendered[item] = as_katex_meant(result["html"])
+            try:
+                _rendered[item] = as_katex_meant(result["html"])
+            except ET.ParseError as e:  # KaTeX's MathML is XML; a formula it is not could not be rewritten
+                pages = ", ".join(sorted(_wanted[item]))
+                problems.append(f"{pages}: `{item[0]}`: KaTeX's MathML is not well-formed XML ({e})")
     if problems:
         raise PluginError(f"{HOOK}: " + "; ".join(problems))
     return env
