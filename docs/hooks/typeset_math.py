@@ -292,12 +292,14 @@ def script_spacing(mathml: str) -> str:
 
 
 def accents(mathml: str) -> str:
-    """\\hat's accent as the circumflex accent U+0302, which the math font places above the letter.
+    """\\hat's accent as the circumflex accent U+0302, which the math font sizes to the letter.
 
     KaTeX writes ASCII's ^, a tall caret the font draws at its own height; the spacing circumflex ˆ
-    comes out on top of the letter. Not stretched: \\hat is one size (\\widehat is the wide one).
+    comes out on top of the letter, and U+0302 at its own size has no width, so it lands left of
+    the letter. Stretched (the default for an accent), the font gives it the letter's width and the
+    browser centres it above the letter.
     """
-    return HAT.sub(lambda m: f'{m["open"]}{m["attrs"]} stretchy="false">\u0302</mo></mover>', mathml)
+    return HAT.sub(lambda m: f"{m['open']}{m['attrs']}>\u0302</mo></mover>", mathml)
 
 
 def as_katex_meant(mathml: str) -> str:
