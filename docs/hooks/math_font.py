@@ -1,8 +1,8 @@
 """Serve the one font the formulas are drawn in: STIX Two Math, cut down to what the site uses.
 
 The browser lays out MathML (docs/hooks/typeset_math.py) with the font's MATH table: how far a
-superscript rises, how thick a fraction bar is, which larger glyphs a stretched bracket or an
-underbrace is built from. A reader's own fonts differ from device to device, and many phones have
+superscript rises, how thick a fraction bar is, which larger glyphs a stretched bracket is built
+from. A reader's own fonts differ from device to device, and many phones have
 none with that table, so the site serves one: STIX Two Math from npm (@fontsource/stix-two-math,
 pinned in package.json). Whole, it is 400 KB; the site's formulas use a few dozen characters, so
 `subset` keeps only those, their italic forms (the browser draws a single-letter variable in
@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import html
 import io
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from fontTools import subset as font_subset
 from fontTools.ttLib import TTFont
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
+
+from microgpt.files import write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SOURCE = ROOT / "node_modules" / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
@@ -111,10 +111,5 @@ def on_post_build(config) -> None:
         return
     target = Path(config["site_dir"]) / SITE_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = subset(SOURCE.read_bytes(), _used)
     # written whole or not at all: `mkdocs serve` may be serving the old file meanwhile
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".font-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.chmod(temp, 0o644)  # mkstemp's file is the owner's alone; a web server must be able to read it
-    os.replace(temp, target)
+    write_atomically(target, subset(SOURCE.read_bytes(), _used))

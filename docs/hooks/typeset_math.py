@@ -232,13 +232,14 @@ def operator_spacing(mathml: str) -> str:
     return NAMED_FUNCTION.sub('<mo rspace="0.1667em">\u2061</mo>', mathml)
 
 
-def _in_math(rewrite: Callable[[ET.Element], None]) -> Callable[[str], str]:
-    """A rewrite of the <math> tree, applied to each <math> of a string of HTML."""
+def _in_math(*rewrites: Callable[[ET.Element], None]) -> Callable[[str], str]:
+    """Rewrites of the <math> tree, applied in turn to each <math> of a string of HTML (parsed once)."""
 
     def apply(mathml: str) -> str:
         def one(found: re.Match) -> str:
             math = ET.fromstring(found[0])
-            rewrite(math)
+            for rewrite in rewrites:
+                rewrite(math)
             return ET.tostring(math, encoding="unicode")
 
         return MATH.sub(one, mathml)
@@ -304,7 +305,14 @@ def accents(mathml: str) -> str:
 
 def as_katex_meant(mathml: str) -> str:
     """KaTeX's MathML, with what MathML Core would draw otherwise than KaTeX means put right."""
-    for step in (unwrap_tokens, script_spacing, lay_out_tables, primes_on_the_line, operator_spacing, accents):
+    # the rewrites of the tree first, in one parse of the formula; then those of its text
+    for step in (
+        _in_math(_unwrap_tokens, _script_spacing),
+        lay_out_tables,
+        primes_on_the_line,
+        operator_spacing,
+        accents,
+    ):
         mathml = step(mathml)
     return mathml
 
