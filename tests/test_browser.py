@@ -14,6 +14,7 @@ import re
 
 import page_assets  # docs/hooks/page_assets.py, the build hook that writes each page's loader
 import pytest
+import slim_code  # docs/hooks/slim_code.py: the tokens it writes as plain text
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
     DESKTOP,
     DOCS,
@@ -278,6 +279,37 @@ BOX = ":is(pre > code, div.arithmatex)"  # what scroll-regions.js marks, that a 
 # each box in the note: how far it is wider than itself, and whether a keyboard can reach it
 BOXES_IN = """([note, box]) => [...note.querySelectorAll(box)]
   .map((el) => [el.scrollWidth - el.clientWidth, el.tabIndex])"""
+
+
+# The build writes some kinds of token as plain text (docs/hooks/slim_code.py): a token of each kind
+# put back into a code block, beside the code's own text, must be drawn exactly like that text.
+LOOKS = ["color", "backgroundColor", "fontFamily", "fontSize", "fontStyle", "fontWeight", "textDecorationLine"]
+TOKEN_AS_TEXT = """([kinds, looks]) => {
+  const code = document.querySelector('article .highlight pre > code');
+  const span = (kind) => Object.assign(document.createElement('span'), {className: kind, textContent: 'x'});
+  const added = kinds.map((kind) => code.appendChild(span(kind)));
+  const style = (el) => looks.map((p) => getComputedStyle(el)[p]);
+  const text = style(code);
+  const drawn = added.map((el) => [el.className, style(el)]);
+  added.forEach((el) => el.remove());
+  return [text, drawn];
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_tokens_the_build_writes_as_text_look_like_the_code_around_them(browser, base_url, scheme):
+    w = _open(browser, base_url, "/training/", scheme)
+    try:
+        text, drawn = w.page.evaluate(TOKEN_AS_TEXT, [list(slim_code.PLAIN), LOOKS])
+        transparent = "rgba(0, 0, 0, 0)"  # a span's own background: the code's shows through
+        for kind, looks in drawn:
+            assert [transparent if p == "backgroundColor" else v for p, v in zip(LOOKS, text)] == looks, kind
+        # and a kind the build keeps is told apart by this check: punctuation has a colour of its own
+        punctuation = w.page.evaluate(TOKEN_AS_TEXT, [["p"], LOOKS])[1][0][1]
+        assert punctuation[0] != text[0]
+        assert w.problems() == []
+    finally:
+        w.close()
 
 
 def test_a_box_in_a_closed_note_is_measured_when_the_note_is_opened(browser, base_url):

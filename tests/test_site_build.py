@@ -18,6 +18,7 @@ from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_pa
 require_docs_toolchain()
 
 import math_font  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
+import slim_code  # noqa: E402
 import table_boxes  # noqa: E402
 import typeset_math  # noqa: E402
 from fontTools.ttLib import TTFont  # noqa: E402
@@ -257,6 +258,71 @@ def test_no_token_element_of_the_built_site_holds_markup(built_site):
     pages = sorted(built_site.rglob("index.html"))
     assert [p for p in pages if tokens_with_markup.search(p.read_text(encoding="utf-8"))] == []
     assert sum("<munder>" in p.read_text(encoding="utf-8") for p in pages) >= 2  # the \underset labels
+
+
+def test_a_formula_keeps_only_what_is_drawn_not_the_tex_beside_it():
+    math = f'<span class="katex"><math xmlns="{typeset_math.MATHML}" display="block">{{}}</math></span>'
+    row = "<mi>x</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac>"
+    katex = (
+        f'<semantics><mrow>{row}</mrow><annotation encoding="application/x-tex">x = \\frac12</annotation></semantics>'
+    )
+    assert typeset_math.without_source(math.format(katex)) == math.format(row)
+    # a formula that is one element keeps it: only a single <mrow> is the <math>'s own row again
+    one = "<mfrac><mn>1</mn><mn>2</mn></mfrac>"
+    katex = f'<semantics>{one}<annotation encoding="application/x-tex">\\frac12</annotation></semantics>'
+    assert typeset_math.without_source(math.format(katex)) == math.format(one)
+
+
+def test_no_formula_of_the_built_site_carries_its_tex(built_site):
+    pages = [p.read_text(encoding="utf-8") for p in sorted(built_site.rglob("index.html"))]
+    assert sum(text.count("<math") for text in pages) > 500
+    assert [t for t in pages if "<annotation" in t or "<semantics" in t] == []
+
+
+@pytest.mark.parametrize(
+    ("code", "slimmed"),
+    [
+        # a name and a space are text; the punctuation around them stays a token of its own
+        (
+            '<span class="n">grad</span><span class="w"> </span><span class="o">+=</span>',
+            'grad <span class="o">+=</span>',
+        ),
+        # tokens of one kind side by side are one; of two kinds, or apart, they stay
+        ('<span class="p">(</span><span class="p">)</span><span class="p">,</span>', '<span class="p">(),</span>'),
+        ('<span class="p">)</span><span class="o">.</span>', '<span class="p">)</span><span class="o">.</span>'),
+        ('<span class="p">(</span>x<span class="p">)</span>', '<span class="p">(</span>x<span class="p">)</span>'),
+        # names that become neighbours of one kind merge after they are text
+        ('<span class="p">(</span><span class="n">a</span>', '<span class="p">(</span>a'),
+        # anything with more than a class, or with elements inside, is left as it is
+        (
+            '<span id="__span-0-1"><a id="__codelineno-0-1"></a></span>',
+            '<span id="__span-0-1"><a id="__codelineno-0-1"></a></span>',
+        ),
+        ('<span class="hll"><span class="n">x</span></span>', '<span class="hll">x</span>'),
+        (
+            '<span class="hll">x\n</span><span class="hll">y\n</span>',
+            '<span class="hll">x\n</span><span class="hll">y\n</span>',
+        ),
+    ],
+)
+def test_code_keeps_its_text_in_fewer_elements(code, slimmed):
+    assert slim_code.slim(code) == slimmed
+
+
+def test_only_code_blocks_are_slimmed():
+    page = '<p><span class="n">x</span></p><pre><code><span class="n">x</span></code></pre>'
+    assert (
+        slim_code.on_page_content(page, page=None, config=None, files=None)
+        == '<p><span class="n">x</span></p><pre><code>x</code></pre>'
+    )
+
+
+def test_no_code_block_of_the_built_site_holds_a_plain_token_or_two_of_a_kind_side_by_side(built_site):
+    blocks = [
+        b for p in sorted(built_site.rglob("index.html")) for b in slim_code.PRE.findall(p.read_text(encoding="utf-8"))
+    ]
+    assert len(blocks) > 100 and sum('<span class="p">' in b for b in blocks) > 50
+    assert [b[:200] for b in blocks if slim_code.PLAIN_TOKEN.search(b) or slim_code.RUN.search(b)] == []
 
 
 def test_an_operator_in_a_script_gets_no_space_around_it():
