@@ -400,6 +400,7 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
     assert font["MATH"].table.MathConstants.SubscriptBaselineDropMin.Value == 0  # p_y no lower than x_y
     whole = TTFont(math_font.SOURCE)
     assert len(font.getGlyphOrder()) < len(whole.getGlyphOrder()) / 10
+    assert font["head"].modified == whole["head"].modified  # dated as its source, not as the build: reproducible
 
 
 def test_every_math_page_preloads_the_math_font_and_runs_its_own_palette(built_site):

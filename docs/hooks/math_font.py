@@ -65,7 +65,8 @@ def subset(font: bytes, used: set[str]) -> bytes:
     options.layout_features = ["*"]  # every OpenType feature the MATH layout may ask for (ssty: script forms)
     cutter = font_subset.Subsetter(options)
     cutter.populate(unicodes=sorted({ord(c) for c in used} | set(ITALIC)))
-    loaded = TTFont(io.BytesIO(font))
+    # the source's date, not the build's: the same font and formulas give the same bytes
+    loaded = TTFont(io.BytesIO(font), recalcTimestamp=False)
     cutter.subset(loaded)
     # A subscript goes at least this far below the bottom of its base. TeX does that only for a base
     # built of parts; a letter's subscript sits at the same height whatever the letter, and the
