@@ -24,14 +24,12 @@ is skipped, except with CI=true, where it fails. Assertions wait for their condi
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from sitecheck import serving
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -197,19 +195,12 @@ def base_url(site_dir):
         yield _shared["base_url"]
         return
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    _shared["base_url"] = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        yield _shared["base_url"]
-    finally:
-        del _shared["base_url"]
-        server.shutdown()
-        server.server_close()
+    with serving(site_dir) as url:
+        _shared["base_url"] = url
+        try:
+            yield url
+        finally:
+            del _shared["base_url"]
 
 
 @pytest.fixture(scope="session")

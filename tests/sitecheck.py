@@ -6,11 +6,16 @@ pytest; mkdocs runs in a subprocess. Without the docs toolchain the site tests s
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,6 +36,36 @@ def require_docs_toolchain() -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true: {DOCS_EXTRA}", pytrace=False)
     pytest.skip(DOCS_EXTRA, allow_module_level=True)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
+    def log_message(self, *args):
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser drops a request it no longer wants when its page navigates away or closes; that
+        # is no error of the site, and its traceback in the test output would look like one.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+@contextlib.contextmanager
+def serving(directory: Path, handler: type[http.server.SimpleHTTPRequestHandler] = QuietHandler) -> Iterator[str]:
+    """`directory` over HTTP on 127.0.0.1 while the block runs; yields the base URL (no trailing slash)."""
+    server = _Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def copy_project(dest: Path, notebooks: bool = False) -> Path:

@@ -9,14 +9,11 @@ build copies Pyodide from node_modules/). Without them these tests skip, except 
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import importlib.util
 import io
 import json
 import os
 import re
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +22,7 @@ from urllib.parse import urlparse
 import mdblocks
 import pytest
 from browser import Watched, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
+from sitecheck import QuietHandler, serving
 
 pytestmark = pytest.mark.browser
 
@@ -79,20 +77,14 @@ PAGES = {
 def run_url(site_dir):  # noqa: F811
     """The built site served under PREFIX; anything else is a 404."""
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
+    class Handler(QuietHandler):
         def translate_path(self, path):
             if not path.startswith(PREFIX):
                 return str(Path(site_dir) / "no such file")
             return super().translate_path(path[len(PREFIX) - 1 :])
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(site_dir, Handler) as url:
+        yield url
 
 
 @pytest.fixture

@@ -14,8 +14,6 @@ installed, at the version of the test environment, because the tensor page needs
 
 from __future__ import annotations
 
-import functools
-import http.server
 import importlib.util
 import json
 import os
@@ -23,7 +21,6 @@ import re
 import subprocess
 import sys
 import tarfile
-import threading
 import tomllib
 import venv
 import zipfile
@@ -35,7 +32,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from sitecheck import ROOT, build, copy_project, markdown_pages, require_docs_toolchain
+from sitecheck import ROOT, build, copy_project, markdown_pages, require_docs_toolchain, serving
 
 require_docs_toolchain()  # the blocks are read with the site's own reader, which needs pymdownx
 
@@ -120,15 +117,8 @@ def served_site(built_site: Path, tmp_path_factory) -> Iterator[str]:
     (root / mount).parent.mkdir(parents=True, exist_ok=True)
     (root / mount).symlink_to(built_site, target_is_directory=True)
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/{mount}/"
-    server.shutdown()
-    server.server_close()
+    with serving(root) as url:
+        yield f"{url}/{mount}/"
 
 
 @pytest.fixture(scope="module")
