@@ -232,7 +232,10 @@ def test_the_placeholder_becomes_the_install_command(tmp_path):
     assert result.returncode == 0, result.stderr
     wheel = json.loads((tmp_path / "site" / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert html.count(HOOK.install_command(site_url(), wheel)) == 2
+    command = HOOK.install_command(site_url(), wheel)
+    assert f"Inline: <code>{command}</code>." in html
+    added_block = re.findall(r"<pre\b.*?</pre>", html, re.S)[-1]  # the page's last code block
+    assert re.sub(r"<[^>]+>", "", added_block).strip() == command
     assert "install_command" not in html
     assert not (project / "build").exists() and not list(project.glob("*.egg-info"))  # the tree stays clean
 
