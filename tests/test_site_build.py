@@ -228,6 +228,23 @@ def test_a_tables_alignment_and_spacing_become_its_cells_css(mathml, cells):
         ('<mo stretchy="false">)</mo><mo>−</mo>', '<mo stretchy="false">)</mo><mo>−</mo>'),
         # += as in the code
         ("<mi>g</mi><mo>+</mo><mo>=</mo>", '<mi>g</mi><mo rspace="0em">+</mo><mo lspace="0em">=</mo>'),
+        # × and ⋅ between operands: a medium space a side, as + has (the dictionary gives them less)
+        (
+            "<msub><mi>W</mi><mi>j</mi></msub><mo>⋅</mo><mi>x</mi>",
+            '<msub><mi>W</mi><mi>j</mi></msub><mo lspace="0.2222em" rspace="0.2222em">⋅</mo><mi>x</mi>',
+        ),
+        (
+            '<mo stretchy="false">)</mo><mo>×</mo><mtext>grad</mtext>',
+            '<mo stretchy="false">)</mo><mo lspace="0.2222em" rspace="0.2222em">×</mo><mtext>grad</mtext>',
+        ),
+        # not first or last in its row, nor after another operator, nor one spaced already (in a script)
+        ("<mrow><mo>⋅</mo><mi>x</mi></mrow>", "<mrow><mo>⋅</mo><mi>x</mi></mrow>"),
+        ("<mi>x</mi><mo>⋅</mo></mrow>", "<mi>x</mi><mo>⋅</mo></mrow>"),
+        ("<mo>=</mo><mo>⋅</mo><mi>x</mi>", "<mo>=</mo><mo>⋅</mo><mi>x</mi>"),
+        (
+            '<mi>x</mi><mo lspace="0em" rspace="0em">⋅</mo><mi>y</mi>',
+            '<mi>x</mi><mo lspace="0em" rspace="0em">⋅</mo><mi>y</mi>',
+        ),
         # log p: a thin space after the name; tanh(x): none before the bracket
         ("<mi>log</mi><mo>\u2061</mo><mi>p</mi>", '<mi>log</mi><mo rspace="0.1667em">\u2061</mo><mi>p</mi>'),
         (

@@ -20,7 +20,7 @@ Each formula keeps only what is drawn: not the TeX KaTeX writes beside it (`with
 MathML Core draws a few things KaTeX writes otherwise than KaTeX means them (`as_katex_meant`):
 markup inside a token element (`unwrap_tokens`), the alignment and spacing of a table's columns
 and rows (`lay_out_tables`), a prime as a superscript (`primes_on_the_line`), the space around a
-sign, `+=` and a named function (`operator_spacing`) and around anything in a script
+sign, `+=`, a named function and a × or ⋅ (`operator_spacing`) and around anything in a script
 (`script_spacing`), and the hat accent (`accents`). Anything else outside MathML Core, which the
 browser would ignore without a word, and a stretched brace, which it draws badly, fail the build
 (`not_in_mathml_core`).
@@ -96,6 +96,10 @@ TOKENS = {f"{{{MATHML}}}{name}" for name in ("mi", "mo", "mn", "mtext", "ms")}
 # the elements whose children after the first are scripts: sub- and superscripts, limits, labels
 SCRIPTED = {f"{{{MATHML}}}{name}" for name in ("msub", "msup", "msubsup", "munder", "mover", "munderover")}
 COMPOUND_ASSIGNMENT = re.compile(r"<mo>(?P<op>[+−])</mo><mo>=</mo>")
+# A binary operator MathML's dictionary spaces by 3/18 em a side (×, ⋅, ∘, ⊙, ∗) where TeX gives
+# every binary operator 4/18, as + and −: one between two operands, after anything but another
+# operator (a closing bracket or a prime counts as an operand's end) and before something.
+THIN_BINARY = re.compile(r"(?P<before></m(?!o>)\w+>|<mo\b[^>]*>[)\]}⟩|‖′]</mo>)<mo>(?P<op>[×⋅·∘⊙∗])</mo>(?!</)")
 # U+2061, which KaTeX writes after a named function (log, tanh, mean), when no bracket follows it
 NAMED_FUNCTION = re.compile(r"<mo>\u2061</mo>(?!<mo\b[^>]*>[(\[{|])")
 HAT = re.compile(r'(?P<open><mover accent="true">(?:(?!</?mover).)*<mo\b)(?P<attrs>[^>]*)>\^</mo></mover>', re.S)
@@ -226,8 +230,9 @@ def operator_spacing(mathml: str) -> str:
     A + or − right after another operator (=, an opening bracket, a comma) is a sign, not an
     operation: no space on either side (`= −6`, `(−22)`). `+=` is one operator, as in the code.
     A named function before anything but a bracket gets a thin space after it (`log p`, not `logp`;
-    `tanh(x)` stays as it is).
+    `tanh(x)` stays as it is). A × or ⋅ between two operands is spaced as + is, as TeX spaces them.
     """
+    mathml = THIN_BINARY.sub(r'\g<before><mo lspace="0.2222em" rspace="0.2222em">\g<op></mo>', mathml)
     mathml = SIGN.sub(lambda m: f'{m["before"]}<mo lspace="0em" rspace="0em"{m["attrs"]}>{m["sign"]}</mo>', mathml)
     mathml = COMPOUND_ASSIGNMENT.sub(r'<mo rspace="0em">\g<op></mo><mo lspace="0em">=</mo>', mathml)
     return NAMED_FUNCTION.sub('<mo rspace="0.1667em">\u2061</mo>', mathml)
