@@ -237,14 +237,6 @@ def test_a_tables_alignment_and_spacing_become_its_cells_css(mathml, cells):
             '<mo stretchy="false">)</mo><mo>×</mo><mtext>grad</mtext>',
             '<mo stretchy="false">)</mo><mo lspace="0.2222em" rspace="0.2222em">×</mo><mtext>grad</mtext>',
         ),
-        # not first or last in its row, nor after another operator, nor one spaced already (in a script)
-        ("<mrow><mo>⋅</mo><mi>x</mi></mrow>", "<mrow><mo>⋅</mo><mi>x</mi></mrow>"),
-        ("<mi>x</mi><mo>⋅</mo></mrow>", "<mi>x</mi><mo>⋅</mo></mrow>"),
-        ("<mo>=</mo><mo>⋅</mo><mi>x</mi>", "<mo>=</mo><mo>⋅</mo><mi>x</mi>"),
-        (
-            '<mi>x</mi><mo lspace="0em" rspace="0em">⋅</mo><mi>y</mi>',
-            '<mi>x</mi><mo lspace="0em" rspace="0em">⋅</mo><mi>y</mi>',
-        ),
         # log p: a thin space after the name; tanh(x): none before the bracket
         ("<mi>log</mi><mo>\u2061</mo><mi>p</mi>", '<mi>log</mi><mo rspace="0.1667em">\u2061</mo><mi>p</mi>'),
         (
@@ -255,6 +247,19 @@ def test_a_tables_alignment_and_spacing_become_its_cells_css(mathml, cells):
 )
 def test_operators_are_spaced_by_their_neighbours_as_tex_spaces_them(mathml, out):
     assert typeset_math.operator_spacing(mathml) == out
+
+
+@pytest.mark.parametrize(
+    "mathml",
+    [
+        "<mrow><mo>⋅</mo><mi>x</mi></mrow>",  # first in its row
+        "<mi>x</mi><mo>⋅</mo></mrow>",  # last in its row
+        "<mo>=</mo><mo>⋅</mo><mi>x</mi>",  # after another operator
+        '<mi>x</mi><mo lspace="0em" rspace="0em">⋅</mo><mi>y</mi>',  # spaced already (in a script)
+    ],
+)
+def test_a_dot_that_is_not_between_two_operands_keeps_its_spacing(mathml):
+    assert typeset_math.operator_spacing(mathml) == mathml
 
 
 def test_markup_inside_a_token_element_takes_its_place():
@@ -304,26 +309,28 @@ def test_no_formula_of_the_built_site_carries_its_tex(built_site):
             '<span class="n">grad</span><span class="w"> </span><span class="o">+=</span>',
             'grad <span class="o">+=</span>',
         ),
-        # tokens of one kind side by side are one; of two kinds, or apart, they stay
+        # tokens of one kind side by side are one
         ('<span class="p">(</span><span class="p">)</span><span class="p">,</span>', '<span class="p">(),</span>'),
-        ('<span class="p">)</span><span class="o">.</span>', '<span class="p">)</span><span class="o">.</span>'),
-        ('<span class="p">(</span>x<span class="p">)</span>', '<span class="p">(</span>x<span class="p">)</span>'),
-        # names that become neighbours of one kind merge after they are text
+        # a name is text wherever it is, in a highlighted line too
         ('<span class="p">(</span><span class="n">a</span>', '<span class="p">(</span>a'),
-        # anything with more than a class, or with elements inside, is left as it is
-        (
-            '<span id="__span-0-1"><a id="__codelineno-0-1"></a></span>',
-            '<span id="__span-0-1"><a id="__codelineno-0-1"></a></span>',
-        ),
         ('<span class="hll"><span class="n">x</span></span>', '<span class="hll">x</span>'),
-        (
-            '<span class="hll">x\n</span><span class="hll">y\n</span>',
-            '<span class="hll">x\n</span><span class="hll">y\n</span>',
-        ),
     ],
 )
 def test_code_keeps_its_text_in_fewer_elements(code, slimmed):
     assert slim_code.slim(code) == slimmed
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        '<span class="p">)</span><span class="o">.</span>',  # two kinds
+        '<span class="p">(</span>x<span class="p">)</span>',  # one kind, apart
+        '<span id="__span-0-1"><a id="__codelineno-0-1"></a></span>',  # a line: more than a class
+        '<span class="hll">x\n</span><span class="hll">y\n</span>',  # highlighted lines: blocks of their own
+    ],
+)
+def test_code_that_would_not_get_lighter_is_left_as_it_is(code):
+    assert slim_code.slim(code) == code
 
 
 def test_only_code_blocks_are_slimmed():
