@@ -275,12 +275,6 @@ def test_a_formula_in_a_line_of_text_does_not_make_the_line_taller(browser, base
         w.close()
 
 
-BOX = ":is(pre > code, div.arithmatex)"  # what scroll-regions.js marks, that a note holds
-# each box in the note: how far it is wider than itself, and whether a keyboard can reach it
-BOXES_IN = """([note, box]) => [...note.querySelectorAll(box)]
-  .map((el) => [el.scrollWidth - el.clientWidth, el.tabIndex])"""
-
-
 # The build writes some kinds of token as plain text (docs/hooks/slim_code.py): a token of each kind
 # put back into a code block, beside the code's own text, must be drawn exactly like that text.
 LOOKS = ["color", "backgroundColor", "fontFamily", "fontSize", "fontStyle", "fontWeight", "textDecorationLine"]
@@ -310,6 +304,12 @@ def test_tokens_the_build_writes_as_text_look_like_the_code_around_them(browser,
         assert w.problems() == []
     finally:
         w.close()
+
+
+BOX = ":is(pre > code, div.arithmatex)"  # what scroll-regions.js marks, that a note holds
+# each box in the note: how far it is wider than itself, and whether a keyboard can reach it
+BOXES_IN = """([note, box]) => [...note.querySelectorAll(box)]
+  .map((el) => [el.scrollWidth - el.clientWidth, el.tabIndex])"""
 
 
 def test_a_box_in_a_closed_note_is_measured_when_the_note_is_opened(browser, base_url):

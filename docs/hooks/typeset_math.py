@@ -86,8 +86,12 @@ SUPERSCRIPT_PRIMES = re.compile(
     rf"<msup>(?P<base><(?P<tag>mi|mn|mtext)\b[^>]*>[^<]*</(?P=tag)>)"
     rf"(?:(?P<one>{PRIME})|<mrow>(?P<more>(?:{PRIME})+)</mrow>)</msup>"
 )
-# A sign: + or − whose previous sibling is an operator other than a closing bracket or a prime.
-SIGN = re.compile(r"(?P<before><mo\b[^>]*>[^<)\]}⟩|‖′]*</mo>)<mo(?P<attrs>(?![^>]*\blspace=)[^>]*)>(?P<sign>[+−])</mo>")
+# An operator after which comes an operand, not another operator: a closing bracket or a prime.
+OPERAND_END = ")\\]}⟩|‖′"
+# A sign: + or − whose previous sibling is an operator other than those.
+SIGN = re.compile(
+    rf"(?P<before><mo\b[^>]*>[^<{OPERAND_END}]*</mo>)<mo(?P<attrs>(?![^>]*\blspace=)[^>]*)>(?P<sign>[+−])</mo>"
+)
 MATHML = "http://www.w3.org/1998/Math/MathML"
 ET.register_namespace("", MATHML)  # written back as KaTeX wrote it: <math xmlns=...>, no prefixes
 MATH = re.compile(r"<math\b.*</math>", re.S)
@@ -98,8 +102,8 @@ SCRIPTED = {f"{{{MATHML}}}{name}" for name in ("msub", "msup", "msubsup", "munde
 COMPOUND_ASSIGNMENT = re.compile(r"<mo>(?P<op>[+−])</mo><mo>=</mo>")
 # A binary operator MathML's dictionary spaces by 3/18 em a side (×, ⋅, ∘, ⊙, ∗) where TeX gives
 # every binary operator 4/18, as + and −: one between two operands, after anything but another
-# operator (a closing bracket or a prime counts as an operand's end) and before something.
-THIN_BINARY = re.compile(r"(?P<before></m(?!o>)\w+>|<mo\b[^>]*>[)\]}⟩|‖′]</mo>)<mo>(?P<op>[×⋅·∘⊙∗])</mo>(?!</)")
+# operator (OPERAND_END counts as an operand's end) and before something.
+THIN_BINARY = re.compile(rf"(?P<before></m(?!o>)\w+>|<mo\b[^>]*>[{OPERAND_END}]</mo>)<mo>(?P<op>[×⋅·∘⊙∗])</mo>(?!</)")
 # U+2061, which KaTeX writes after a named function (log, tanh, mean), when no bracket follows it
 NAMED_FUNCTION = re.compile(r"<mo>\u2061</mo>(?!<mo\b[^>]*>[(\[{|])")
 HAT = re.compile(r'(?P<open><mover accent="true">(?:(?!</?mover).)*<mo\b)(?P<attrs>[^>]*)>\^</mo></mover>', re.S)
@@ -290,7 +294,7 @@ def _without_source(math: ET.Element) -> None:
 
 
 def without_source(mathml: str) -> str:
-    """Each formula without the TeX KaTeX keeps beside it, and without the wrappers that holds it.
+    """Each formula without the TeX KaTeX keeps beside it, and without the wrappers that hold it.
 
     KaTeX writes <math><semantics><mrow>...</mrow><annotation encoding="application/x-tex">...
     The browser draws the <mrow> and nothing else: the TeX is never shown, and a screen reader
