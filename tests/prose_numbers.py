@@ -2,12 +2,13 @@
 
     python -m tests.prose_numbers docs/backward-pass.md README.md    # lists the violations, exits 1 if any
 
-A number in prose or math (anything outside code fences, inline code included) is checked when it
-has a decimal point, a sign (-, + or U+2212 −, written right before it), or three or more digits;
-bare 0–99 are not. A checked number must be printed by one of the page's expected outputs or appear
-in one of its runnable blocks (embedded code included), with the same value and sign: -3 matches
--3.0, not 3. Otherwise the page lists it in its front matter, with a reason, and the site shows the
-list at the end of the page:
+A number in prose or math (anything outside code fences, inline code included) is checked, however
+small: the 15 of "a holds 15" is a claim like any other. Only the number of an ordered list's item
+("3. Why a backward pass") and a tab's leading step number (=== "4–5: visit c") are labels, not
+claims. A checked number must be printed by one of the page's expected outputs or appear in one of
+its runnable blocks (embedded code included), with the same value and sign: -3 matches -3.0, not 3.
+Otherwise the page lists it in its front matter, with a reason, and the site shows the list at the
+end of the page:
 
     ---
     unchecked_numbers:
@@ -15,7 +16,9 @@ list at the end of the page:
     ---
 
 README.md, which GitHub and PyPI would show front matter of, gives the same YAML in an HTML
-comment on its first lines: <!-- unchecked_numbers: ... -->.
+comment on its first lines: <!-- unchecked_numbers: ... -->. A notebook has no exemptions: every
+number its Markdown cells state is printed by, or written in, one of its code cells
+(`check_notebook`, on the executed notebook).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ if str(ROOT / "docs" / "hooks") not in sys.path:
 
 import mdblocks  # noqa: E402
 
-NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)*(?:[eE][-+]?\d+)?")
+# not the 8 of UTF-8 or the 256 of SHA-256: part of a name
+NUMBER = re.compile(r"(?<![\w.])(?<![A-Za-z]-)(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)*(?:[eE][-+]?\d+)?")
 SIGNS = "-+\u2212"
 NOT_PROSE = re.compile(
     r"https?://\S+"  # addresses
@@ -39,6 +43,8 @@ NOT_PROSE = re.compile(
     r"|<[^>]*>"  # HTML tags and their attributes
     r"|\{[:#.][^}]*\}"  # attribute lists
     r"|^\s*\[[^\]]+\]:.*"  # link reference definitions
+    r"|^\s*\d+[.)](?=\s)"  # an ordered list item's number
+    r'|^\s*[=?!]{3}\+?\s*"\d+(?:\s*[-\u2013]\s*\d+)?(?=[.:])'  # a tab's leading step number: === "4–5: visit c"
 )
 FRONT_MATTER_KEYS = {"title", "description", "unchecked_numbers"}
 
@@ -47,8 +53,8 @@ LATEX_POWER_OF_TEN = re.compile(r"(?:(?P<m>\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*)
 EXPONENT = re.compile(r"\^\{?[-+−]?\d+\}?")  # the 2 of x^2 or b^{-2} is part of a formula, not a result
 
 
-def numbers(text: str) -> list[tuple[str, bool]]:
-    """(number as written, whether it is checked) for every number in a piece of text."""
+def numbers(text: str) -> list[str]:
+    """Every number in a piece of text, as written, with its sign when one is written right before it."""
     text = LATEX_POWER_OF_TEN.sub(lambda m: f"{m['m'] or 1}e{m['e'].replace(chr(0x2212), '-')}", text)
     text = EXPONENT.sub(" ", text)
     out = []
@@ -57,9 +63,7 @@ def numbers(text: str) -> list[tuple[str, bool]]:
         before = text[start - 2 : start - 1] if start >= 2 else ""
         if start and text[start - 1] in SIGNS and not (before and (before.isalnum() or before in ")]}._" + SIGNS)):
             written = text[start - 1] + written
-        digits = sum(c.isdigit() for c in written)
-        checked = written[0] in SIGNS or "." in written or "e" in written.lower() or digits >= 3
-        out.append((written, checked))
+        out.append(written)
     return out
 
 
@@ -106,14 +110,14 @@ def check(text: str, path: str, root: Path = ROOT) -> list[str]:
         for chain in page.chains()
         for block in chain
         for source in (block.code, *([] if block.expected is None else block.expected.body))
-        for n, _ in numbers(source)
+        for n in numbers(source)
     }
     exempt = {value(str(n)): str(n) for n in meta.get("unchecked_numbers", {})}
     used = set()
     for line, prose in page.prose:
-        for written, checked in numbers(NOT_PROSE.sub(" ", prose)):
+        for written in numbers(NOT_PROSE.sub(" ", prose)):
             key = value(written)
-            if not checked or key in computed:
+            if key in computed:
                 continue
             if key in exempt:
                 used.add(key)
@@ -125,6 +129,28 @@ def check(text: str, path: str, root: Path = ROOT) -> list[str]:
     for key, written in exempt.items():
         if key not in used:
             problems.append(f"{path}:1: unchecked_numbers lists {written}, which the prose does not need to exempt")
+    return problems
+
+
+def check_notebook(notebook, path: str) -> list[str]:
+    """Every number a Markdown cell of an executed notebook (an nbformat node) states that no code
+    cell prints or contains, as "notebook, cell id, line: message"."""
+    computed = set()
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        outputs = [o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in cell.outputs]
+        computed |= {value(n) for source in (cell.source, *outputs) for n in numbers(source)}
+    problems = []
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for line, prose in enumerate(cell.source.split("\n"), start=1):
+            for written in numbers(NOT_PROSE.sub(" ", prose)):
+                if value(written) not in computed:
+                    problems.append(
+                        f"{path}: cell {cell.get('id')}, line {line}: {written} is not printed or used by any code cell"
+                    )
     return problems
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbclient
 import nbformat
+import prose_numbers
 import pytest
 from nbclient.exceptions import CellExecutionError
 
@@ -70,6 +71,19 @@ def test_notebook_runs_and_asserts_every_gradient(executed):
     assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-engine"])
     # the notebook's last code cell asserts every gradient; reaching its print means all passed
     assert stdout_of(cells["final-asserts"]) == "all 9 gradients check out\n"
+
+
+def test_every_number_in_the_text_is_printed_or_in_the_code(executed):
+    assert prose_numbers.check_notebook(executed, "backprop-by-hand.ipynb") == []
+
+
+def test_a_number_changed_in_the_text_alone_fails(executed):
+    changed = copy.deepcopy(executed)
+    cell = next(c for c in changed.cells if c.get("id") == "zero-grad-explain")
+    assert "= -38.4$" in cell.source
+    cell.source = cell.source.replace("= -38.4$", "= -38.5$")
+    problems = prose_numbers.check_notebook(changed, "backprop-by-hand.ipynb")
+    assert len(problems) == 1 and "cell zero-grad-explain, line 4: -38.5 " in problems[0], problems
 
 
 def test_exercises_show_what_they_teach(executed):

@@ -40,7 +40,9 @@ def test_every_page_and_the_readme_pass():
         "The product is $-6$ and the sum $-1.0$.",  # printed: value and sign match
         "The product is −6.0, written with a Unicode minus sign.",
         "From $a = 2.0$ and $b = -3.0$, as the code has them.",  # in the code
-        "Small integers such as 2, 3 or 42 are not checked.",
+        "1. An ordered list item's number is a label.",
+        '=== "3–4: a tab\'s step numbers are labels too"',
+        "Text encoded as UTF-8 or hashed with SHA-256: names, not numbers.",
     ],
 )
 def test_numbers_printed_or_in_the_code_pass(prose):
@@ -53,7 +55,9 @@ def test_numbers_printed_or_in_the_code_pass(prose):
         ("The product is $-7$.", "-7"),  # a changed number
         ("The product is $6.0$.", "6.0"),  # a sign flipped
         ("The sum is −1.5.", "−1.5"),
-        ("It took 1,500 steps.", "1,500"),  # three or more digits
+        ("It took 1,500 steps.", "1,500"),
+        ("Here $a$ holds 15.", "15"),  # a small whole number is a claim like any other
+        ("1. An item that says 7 of something.", "7"),  # only the item's own number is a label
         ("At $h = 10^{-7}$ the error grows.", "1e-7"),
         ("Version 0.19.1 of KaTeX.", "0.19.1"),
     ],

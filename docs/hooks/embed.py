@@ -33,8 +33,11 @@ from mkdocs.exceptions import PluginError
 LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css styles .mg-mark--<modifier>
     "cont": ("cont", "Continues the block above"),
     "expected-output": ("output", "Output (checked by the tests)"),
-    "needs": ("torch", "Needs PyTorch (runs in CI)"),
 }
+# what a block may need (mdblocks.NEEDS) -> its name on the block's label; CI installs each of them
+NEEDS_NAMES = {"torch": "PyTorch", "numpy": "NumPy"}
+if set(NEEDS_NAMES) != mdblocks.NEEDS:
+    raise PluginError(f"embed.NEEDS_NAMES names {sorted(NEEDS_NAMES)}, mdblocks.NEEDS allows {sorted(mdblocks.NEEDS)}")
 CODE_BLOCK = re.compile(r'<div class="(?:language-(?P<lang>[\w-]+) )?highlight"')
 RUN_BLOCK = re.compile(r'<div class="language-python highlight"(?P<attrs>(?: data-mg-[\w-]+(?:="[^"]*")?)+)')
 DIV_TAG = re.compile(r"<div\b|</div>")
@@ -57,8 +60,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             lines[fence.line - 1] = f"{fence.indent}{fence.ticks} {{{attributes(fence)}}}"
         for marker in fence.markers:
             kind, text = LABELS.get(marker.kind, (None, ""))
-            if marker.kind == "needs" and marker.arg != "torch":
-                kind, text = "needs", f"Needs {marker.arg}"
+            if marker.kind == "needs":
+                kind = "torch" if marker.arg == "torch" else "needs"
+                text = f"Needs {NEEDS_NAMES[marker.arg]} (runs in CI)"
             if text:
                 label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
