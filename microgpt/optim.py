@@ -4,7 +4,7 @@ from microgpt.engine import Value
 
 
 class Adam:
-    """Adam with a learning rate that decays linearly to zero over total_steps."""
+    """Adam with a learning rate that decays linearly to zero over total_steps, and stays there."""
 
     def __init__(
         self,
@@ -15,6 +15,8 @@ class Adam:
         beta2: float = 0.99,
         eps: float = 1e-8,
     ):
+        if total_steps < 1:
+            raise ValueError(f"total_steps must be at least 1, not {total_steps}")
         self.params, self.lr, self.total_steps = params, lr, total_steps
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
         self.m = [0.0] * len(params)  # running mean of each gradient
@@ -24,7 +26,7 @@ class Adam:
     # --8<-- [start:adam]
     def step(self) -> None:
         """Move each parameter against its gradient, then zero the gradient."""
-        lr_t = self.lr * (1 - self.t / self.total_steps)  # linear decay
+        lr_t = self.lr * max(0.0, 1 - self.t / self.total_steps)  # linear decay, never below zero
         self.t += 1
         b1, b2 = self.beta1, self.beta2
         for i, p in enumerate(self.params):

@@ -39,3 +39,22 @@ def test_learning_rate_decays_linearly_to_zero_over_total_steps():
         optimizer.step()
         moves.append(before - p.data)
     assert moves == pytest.approx([0.01, 0.0075, 0.005, 0.0025], rel=1e-6)
+
+
+def test_past_total_steps_the_learning_rate_stays_at_zero():
+    p = Value(2.0)
+    optimizer = Adam([p], lr=0.1, total_steps=3)
+    for _ in range(3):
+        p.grad = 2 * p.data  # L = p**2
+        optimizer.step()
+    settled = p.data
+    for _ in range(10):  # a negative rate would climb the loss from here
+        p.grad = 2 * p.data
+        optimizer.step()
+    assert p.data == settled
+
+
+@pytest.mark.parametrize("total_steps", [0, -5])
+def test_total_steps_below_one_is_refused(total_steps):
+    with pytest.raises(ValueError, match="total_steps must be at least 1"):
+        Adam([Value(0.0)], total_steps=total_steps)
