@@ -34,11 +34,14 @@ from urllib.parse import urlsplit
 import pytest
 from sitecheck import ROOT, build, copy_project, markdown_pages, require_docs_toolchain, serving
 
+import microgpt
+
 require_docs_toolchain()  # the blocks are read with the site's own reader, which needs pymdownx
 
 from page_blocks import code_blocks  # noqa: E402  (after the toolchain check, so a missing one skips or fails clearly)
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+VERSION = microgpt.__version__  # written once, in microgpt/__init__.py; pyproject.toml reads it
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
 RUN_BLOCK = "import sys; exec(compile(sys.stdin.read(), sys.argv[1], 'exec'), {'__MODULE__': '__main__'})"
 
@@ -172,7 +175,7 @@ def test_the_site_serves_the_wheel_and_names_it_in_latest_json(built_site):
     latest = json.loads((dist / "latest.json").read_text(encoding="utf-8"))
     project = PYPROJECT["project"]
     name = re.sub(r"[-_.]+", "_", project["name"]).lower()
-    assert latest == {"wheel": f"{name}-{project['version']}-py3-none-any.whl", "version": project["version"]}
+    assert latest == {"wheel": f"{name}-{VERSION}-py3-none-any.whl", "version": VERSION}
     assert sorted(p.name for p in dist.iterdir()) == sorted([latest["wheel"], "latest.json"])
 
 
@@ -278,7 +281,7 @@ def test_the_install_is_the_wheel_not_the_checkout(reader, tmp_path):
     code = "import microgpt, sys; print(microgpt.__file__); print(microgpt.__version__); print(sys.prefix)"
     path, installed, prefix = run([str(reader), "-c", code], cwd=tmp_path).stdout.split()
     assert Path(path).is_relative_to(prefix) and not Path(path).is_relative_to(ROOT)
-    assert installed == PYPROJECT["project"]["version"]
+    assert installed == VERSION
     cli = run([str(reader.parent / "microgpt"), "--version"], cwd=tmp_path).stdout
     assert installed in cli
 
