@@ -7,6 +7,7 @@ anything the size of the model, so a small file that claims a huge model fails a
 import dataclasses
 import json
 import math
+import reprlib
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputError(f'{where} is not a microgpt checkpoint (no "format": "{FORMAT}")')
     if doc.get("version") != VERSION:
-        raise InputError(f"{where} has format version {doc.get('version')!r}; this microgpt reads version {VERSION}")
+        raise InputError(f"{where} has format version {_brief(doc.get('version'))}; this microgpt reads version {VERSION}")
     for key in ("config", "vocab", "meta", "state_dict"):
         if key not in doc:
             raise InputError(f"{where} has no {key!r} field")
@@ -114,7 +115,7 @@ def _state_dict(state_doc: Any, config: GPTConfig, where: str) -> dict[str, Matr
     shapes = config.matrix_shapes()  # small: the config is within bounds
     missing, extra = [n for n in shapes if n not in state_doc], [n for n in state_doc if n not in shapes]
     if missing or extra:
-        problem = f"lacks {', '.join(missing)}" if missing else f"has unexpected {', '.join(extra)}"
+        problem = f"lacks {_listed(missing)}" if missing else f"has unexpected {_listed(extra)}"
         raise InputError(f"{where}: state_dict {problem} (config: {_describe(config)})")
     state_dict = {}
     for name, (nout, nin) in shapes.items():
@@ -141,6 +142,20 @@ def _finite(x: Any, where: str) -> float:
         except OverflowError:
             pass
     raise InputError(f"{where} holds {str(x)[:40]}, which is not a finite number")
+
+
+# An error is one line, whatever the file holds: what it quotes from the file is cut short.
+_SHORT = reprlib.Repr()  # set field by field: Python 3.11's Repr() takes no arguments
+_SHORT.maxstring = _SHORT.maxother = 40
+
+
+def _brief(x: Any) -> str:
+    return _SHORT.repr(x)
+
+
+def _listed(names: list[str], most: int = 5) -> str:
+    shown = ", ".join(name if len(name) <= 40 else _brief(name) for name in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _describe(config: GPTConfig) -> str:

@@ -231,3 +231,19 @@ def test_finite_huge_weights_load_as_they_are(saved):
     rewrite(saved, lambda d: d["state_dict"]["wte"][0].__setitem__(0, -1e308))
     model, _, _ = checkpoint.load(saved)
     assert model.state_dict["wte"][0][0].data == -1e308
+
+
+@pytest.mark.parametrize(
+    ("change", "quoted"),
+    [
+        (lambda doc: doc.update(version="v" * 5_000_000), "has format version 'vvv"),
+        (lambda doc: doc["state_dict"].update({f"extra{i}": [] for i in range(200_000)}), "and 199995 more"),
+        (lambda doc: doc["state_dict"].update({"x" * 1_000_000: []}), "has unexpected 'xxx"),
+    ],
+)
+def test_an_error_quotes_the_file_only_briefly(saved, change, quoted):
+    rewrite(saved, change)
+    with pytest.raises(InputError) as error:
+        checkpoint.load(saved)
+    message = str(error.value)
+    assert quoted in message and "\n" not in message and len(message) < 300, message[:400]
