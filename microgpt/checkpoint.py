@@ -54,7 +54,8 @@ def load(path: str | Path) -> tuple[Model, Tokenizer, dict[str, Any]]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputError(f'{where} is not a microgpt checkpoint (no "format": "{FORMAT}")')
     if doc.get("version") != VERSION:
-        raise InputError(f"{where} has format version {_brief(doc.get('version'))}; this microgpt reads version {VERSION}")
+        got = _brief(doc.get("version"))
+        raise InputError(f"{where} has format version {got}; this microgpt reads version {VERSION}")
     for key in ("config", "vocab", "meta", "state_dict"):
         if key not in doc:
             raise InputError(f"{where} has no {key!r} field")

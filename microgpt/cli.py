@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 import math
 import random
+import re
 import shlex
 import signal
 import sys
@@ -72,6 +73,11 @@ def shape_fields() -> list[dataclasses.Field]:
     return [field for field in dataclasses.fields(GPTConfig) if field.name != "vocab_size"]
 
 
+def flag_of(field_name: str) -> str:
+    """The command-line flag of a GPTConfig field: n_embd is --n-embd."""
+    return "--" + field_name.replace("_", "-")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="microgpt",
@@ -98,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", type=str, default=DEFAULT_OUT, help=OUT_HELP)
     t.add_argument("--lr", type=float, default=0.01, help="Adam learning rate, decayed linearly to 0 (default: 0.01)")
     for field in shape_fields():
-        flag, default = "--" + field.name.replace("_", "-"), field.default
+        flag, default = flag_of(field.name), field.default
         t.add_argument(flag, type=int, default=default, help=f"{SHAPE_HELP[field.name]} (default: {default})")
 
     s = commands.add_parser(
@@ -124,7 +130,17 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "sample":
                 return cmd_sample(args)
             return cmd_demo()
-    except SystemExit as e:  # --help or --version, already printed
+    except SystemExit as e:  # --help or --version, printed into stdout's buffer: it must still get out
+        try:
+            if sys.stdout is not None:  # a closed stdout: argparse has printed to stderr instead
+                sys.stdout.flush()
+        except BrokenPipeError:
+            silence_stdout()
+            return EXIT_BROKEN_PIPE
+        except (OSError, ValueError) as error:  # ValueError: stdout was closed
+            silence_stdout()
+            note(f"microgpt: error: cannot write to standard output: {getattr(error, 'strerror', None) or error}")
+            return EXIT_USAGE
         return e.code if isinstance(e.code, int) else 0
     except InputError as e:
         note(f"microgpt: error: {e}")
@@ -175,7 +191,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     docs = load_docs(data, seed=args.seed)
     tokenizer = Tokenizer.from_docs(docs)
     shape = {field.name: getattr(args, field.name) for field in shape_fields()}
-    model = Model.init(GPTConfig(tokenizer.vocab_size, **shape), seed=args.seed)
+    try:
+        config = GPTConfig(tokenizer.vocab_size, **shape)
+    except InputError as e:
+        message = str(e)
+        if message.split()[0] in shape:  # a field's own check names fields; the reader typed flags
+            message = re.sub(rf"\b({'|'.join(shape)})\b", lambda m: flag_of(m[1]), message)
+        raise InputError(message) from None
+    model = Model.init(config, seed=args.seed)
 
     # From here to the end, Ctrl-C and SIGTERM only ask to stop: the step finishes, the save completes.
     with stop_when_safe() as stop:

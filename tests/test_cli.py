@@ -232,9 +232,9 @@ TRAIN_ERRORS = {
     "steps-zero": (["--steps", "0"], "--steps must be at least 1, got 0"),
     "lr-negative": (["--lr", "-0.1"], "--lr must be a positive finite number, got -0.1"),
     "lr-nan": (["--lr", "nan"], "--lr must be a positive finite number, got nan"),
-    "n-layer-zero": (["--n-layer", "0"], "n_layer must be a positive whole number, got 0"),
-    "block-size-negative": (["--block-size", "-3"], "block_size must be a positive whole number, got -3"),
-    "indivisible-heads": (["--n-embd", "10", "--n-head", "4"], "n_embd (10) must be divisible by n_head (4)"),
+    "n-layer-zero": (["--n-layer", "0"], "--n-layer must be a positive whole number, got 0"),
+    "block-size-negative": (["--block-size", "-3"], "--block-size must be a positive whole number, got -3"),
+    "indivisible-heads": (["--n-embd", "10", "--n-head", "4"], "--n-embd (10) must be divisible by --n-head (4)"),
     "too-large": (["--n-embd", "1024"], "a model with vocab_size 27, n_layer 1, n_embd 1024, n_head 1, block_size 16 "),
     "missing-data": (["--data", "{d}/nope.txt"], "data file not found: {d}/nope.txt"),
     "data-is-directory": (["--data", "{d}/subdir"], "data file must be a regular file, but {d}/subdir is a directory"),
@@ -694,3 +694,30 @@ def test_ctrl_c_from_outside_saves_what_was_trained_and_exits_130(tmp_path):
     assert f"Ctrl-C (SIGINT) at step {meta['steps']} of 100000; saved what was trained so far" in stderr
     assert f"wrote {out} ({meta['steps']} steps)" in stdout
     assert os.listdir(tmp_path) == ["m.json"]
+
+
+@posix_only
+def test_help_that_cannot_be_written_is_one_error_line():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "microgpt", "--help"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": ""},  # buffered, as a terminal-less run is
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == "cannot write to standard output: No space left on device"
+
+
+@posix_only
+def test_version_into_a_pipe_whose_reader_left_exits_quietly():
+    reader, writer = os.pipe()
+    os.close(reader)
+    with os.fdopen(writer, "w") as pipe:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+        result = subprocess.run(
+            [sys.executable, "-m", "microgpt", "--version"], stdout=pipe, stderr=subprocess.PIPE, text=True, env=env
+        )
+    assert (result.returncode, result.stderr) == (cli.EXIT_BROKEN_PIPE, "")
