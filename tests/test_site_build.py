@@ -89,10 +89,10 @@ def test_every_exempt_number_is_listed_with_its_reason_on_its_page(built_site):
         exempt = meta.get("unchecked_numbers") or {}
         if not exempt:
             continue
-        text = site_page(built_site, page)
+        text = html.unescape(site_page(built_site, page))  # a reason may hold quotes: compare as text
         assert "Numbers on this page that no block computes" in text, page.name
         for number, reason in exempt.items():
-            assert f"<strong>{html.escape(str(number))}</strong>: {html.escape(reason, quote=False)}" in text
+            assert f"<strong>{number}</strong>: {reason}" in text, (page.name, number)
             listed += 1
     assert listed > 0  # the check has something to look at
 
