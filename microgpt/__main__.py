@@ -3,9 +3,9 @@
 import sys
 
 try:
-    from microgpt.cli import main
+    from microgpt.cli import run
 except KeyboardInterrupt:  # Ctrl-C while Python was still loading microgpt: nothing has started
     sys.stderr.write("microgpt: stopped by Ctrl-C (SIGINT)\n")
     sys.exit(130)
 
-sys.exit(main())
+run()

@@ -27,6 +27,7 @@ from microgpt.stopping import (
     Stopped,
     StopRequest,
     exit_status,
+    exit_with,
     signal_name,
     stop_at_once,
     stop_when_safe,
@@ -118,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--temperature", type=float, default=0.5, help="< 1 sharpens, > 1 flattens (default: 0.5)")
     s.add_argument("--seed", type=int, default=42, help="seed for sampling (default: 42)")
     return parser
+
+
+def run() -> NoReturn:
+    """The `microgpt` command and `python -m microgpt`: main(), then exit as its status says."""
+    exit_with(main())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,10 +9,13 @@ Three rules, used by the command line and by the file writer:
   handler is installed, so no signal can leave a temporary file or half a rename behind.
 """
 
+import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import NoReturn
 
 # SIGTERM is what `timeout`, docker and systemd send; SIGHUP what a closed terminal or ssh session sends.
 # Ctrl-\ (SIGQUIT) is left alone: it still stops the program at once, without saving.
@@ -39,6 +42,19 @@ def signal_name(signum: int) -> str:
 def exit_status(signum: int) -> int:
     """The shell's convention for a program stopped by a signal: 128 + its number (130, 143)."""
     return 128 + signum
+
+
+def exit_with(status: int) -> NoReturn:
+    """End the process with `status`. A status that stands for a stop signal ends it by that signal
+    itself, once everything is saved and said: the shell still shows 128 + its number, and it also
+    knows the program was stopped, so a Ctrl-C ends a shell loop that runs microgpt (bash stops a loop
+    only for a child that died of SIGINT), as it ends one running any C program."""
+    for signum in STOP_SIGNALS:
+        if status == exit_status(signum) and hasattr(os, "kill"):
+            sys.stdout.flush()
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+    sys.exit(status)  # any other status, or a platform that cannot send itself the signal
 
 
 class StopRequest:

@@ -4,6 +4,8 @@ where nothing about the process itself is under test)."""
 import io
 import json
 import os
+import shlex
+import shutil
 import signal
 import stat
 import subprocess
@@ -670,7 +672,7 @@ def test_a_stop_signal_during_start_up_is_one_line_and_writes_nothing(tmp_path, 
 
 
 @posix_only
-def test_ctrl_c_from_outside_saves_what_was_trained_and_exits_130(tmp_path):
+def test_ctrl_c_from_outside_saves_what_was_trained_and_ends_by_the_signal(tmp_path):
     out = tmp_path / "m.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY, "--out", str(out)],
@@ -686,7 +688,7 @@ def test_ctrl_c_from_outside_saves_what_was_trained_and_exits_130(tmp_path):
         stdout, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == 130
+    assert proc.returncode == -signal.SIGINT  # saved and said, then stopped by the signal itself: a shell sees 130
     assert "Traceback" not in stderr
     _, _, meta = checkpoint.load(out)
     assert meta["interrupted"] is True
@@ -721,3 +723,27 @@ def test_version_into_a_pipe_whose_reader_left_exits_quietly():
             [sys.executable, "-m", "microgpt", "--version"], stdout=pipe, stderr=subprocess.PIPE, text=True, env=env
         )
     assert (result.returncode, result.stderr) == (cli.EXIT_BROKEN_PIPE, "")
+
+
+@posix_only
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_ctrl_c_ends_a_shell_loop_that_runs_microgpt(tmp_path):
+    train = shlex.join([sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY])
+    script = f'for i in 1 2; do {train} --out "{tmp_path}/m$i.json"; echo "status $?"; done; echo "after the loop"'
+    proc = subprocess.Popen(
+        ["bash", "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a group of its own, as a terminal's foreground job is
+        preexec_fn=restore_default_signals,
+    )
+    try:
+        assert proc.stderr.readline().startswith("step      1/100000 | loss ")
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
+        stdout, _ = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "after the loop" not in stdout and "status" not in stdout  # bash stopped, as for any C program
+    assert checkpoint.load(tmp_path / "m1.json")[2]["interrupted"] is True
+    assert os.listdir(tmp_path) == ["m1.json"]
