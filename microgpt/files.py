@@ -130,7 +130,20 @@ def replaceable(name: str | Path) -> os.stat_result | None:
         raise InputError(f"{path} is {describe(info.st_mode)}; microgpt writes only regular files")
     if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
         raise InputError(f"{path} is read-only (for you); make it writable or choose another path")
+    if _owned_by_another_in_a_sticky_directory(path, info):
+        raise InputError(
+            f"{path} belongs to another user, in a directory where only a file's owner may replace it "
+            "(the sticky bit, as on /tmp); choose another path"
+        )
     return info
+
+
+def _owned_by_another_in_a_sticky_directory(path: Path, info: os.stat_result) -> bool:
+    """Would the final rename over path be refused? The probe file can be made and removed even then."""
+    if not hasattr(os, "geteuid") or os.geteuid() == 0:  # Windows has no sticky bit; root may replace any file
+        return False
+    parent = os.stat(path.parent)
+    return bool(parent.st_mode & stat.S_ISVTX) and os.geteuid() not in (info.st_uid, parent.st_uid)
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:

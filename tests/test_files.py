@@ -109,6 +109,23 @@ def test_check_output_refuses_a_dangling_symbolic_link(tmp_path):
     assert not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and the sticky bit")
+def test_check_output_refuses_another_users_file_in_a_sticky_directory(tmp_path, monkeypatch):
+    shared = tmp_path / "shared"  # like /tmp: anyone may create files, only a file's owner may replace it
+    shared.mkdir()
+    shared.chmod(0o1777)
+    theirs = shared / "model.json"
+    theirs.write_text("theirs")
+    theirs.chmod(0o666)  # writable by anyone, yet not replaceable by a rename from another user
+    someone_else = os.stat(theirs).st_uid + 4242
+    monkeypatch.setattr(os, "geteuid", lambda: someone_else)
+    with pytest.raises(InputError, match="belongs to another user, in a directory where only a file's owner"):
+        files.check_output(theirs)
+    monkeypatch.setattr(os, "geteuid", lambda: os.stat(theirs).st_uid)  # the owner may replace it
+    files.check_output(theirs)
+    assert theirs.read_text() == "theirs" and os.listdir(shared) == ["model.json"]
+
+
 def test_check_output_refuses_a_fifo(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     with pytest.raises(InputError, match=r"fifo is a FIFO \(named pipe\); microgpt writes only regular files"):
