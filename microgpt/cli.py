@@ -218,12 +218,18 @@ def cmd_train(args: argparse.Namespace) -> int:
             "data": data,
             "microgpt_version": __version__,
         }
+        before_save = stop.signum
         checkpoint.save(args.out, model, tokenizer, meta)
-        if stop.signum is not None and done < args.steps:
-            note(f"{signal_name(stop.signum)} at step {done} of {args.steps}; saved what was trained so far")
+        if before_save is not None and done < args.steps:
+            note(f"{signal_name(before_save)} at step {done} of {args.steps}; saved what was trained so far")
+        elif before_save is not None:  # during the last step: the run was complete
+            note(f"{signal_name(before_save)} during the last step; saved the finished run")
         elif stop.signum is not None:
             note(f"{signal_name(stop.signum)} arrived during the save; the checkpoint is complete")
-        say(f"wrote {args.out} ({done} steps); try: python -m microgpt sample --ckpt {shlex.quote(args.out)}")
+        try:
+            say(f"wrote {args.out} ({done} steps); try: python -m microgpt sample --ckpt {shlex.quote(args.out)}")
+        except StdoutFailed as e:  # the work is saved: say so, since the line that would have cannot
+            raise StdoutFailed(f"{e} (the checkpoint {args.out} was written)") from None
     return 0 if stop.signum is None else exit_status(stop.signum)
 
 

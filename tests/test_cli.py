@@ -747,3 +747,39 @@ def test_ctrl_c_ends_a_shell_loop_that_runs_microgpt(tmp_path):
     assert "after the loop" not in stdout and "status" not in stdout  # bash stopped, as for any C program
     assert checkpoint.load(tmp_path / "m1.json")[2]["interrupted"] is True
     assert os.listdir(tmp_path) == ["m1.json"]
+
+
+@posix_only
+def test_a_stop_signal_during_the_last_step_says_the_run_was_finished(tmp_path):
+    out = tmp_path / "m.json"
+    result = microgpt_with_hook(
+        SIGNAL_AT_STEP_3.format(first="SIGINT"), "train", "--steps", "3", *TINY, "--out", str(out)
+    )
+    assert result.returncode == EXIT_SIGINT, result.stderr
+    assert_saved_completely(out, steps=3, planned=3)
+    assert "Ctrl-C (SIGINT) during the last step; saved the finished run" in result.stderr
+    assert "during the save" not in result.stderr
+
+
+@posix_only
+def test_a_closed_stdout_after_training_says_the_checkpoint_was_written(tmp_path):
+    out = tmp_path / "m.json"
+    closed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; os.close(1); from microgpt import cli; sys.exit(cli.main(sys.argv[1:]))",
+            "train",
+            "--steps",
+            "2",
+            *TINY,
+            "--out",
+            str(out),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
+    assert closed.returncode == 2
+    assert one_error_line(closed.stderr).endswith(f"(the checkpoint {out} was written)")
+    assert checkpoint.load(out)[2]["steps"] == 2
