@@ -4,7 +4,7 @@ import sys
 
 try:
     from microgpt.cli import run
-except KeyboardInterrupt:  # Ctrl-C while Python was still loading microgpt: nothing has started
+except KeyboardInterrupt:  # Ctrl-C while Python loads the command line (microgpt/__init__.py has run by now)
     sys.stderr.write("microgpt: stopped by Ctrl-C (SIGINT)\n")
     sys.exit(130)
 

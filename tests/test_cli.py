@@ -4,6 +4,7 @@ where nothing about the process itself is under test)."""
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -201,6 +202,14 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     assert f"the same with {128 + signal.SIGHUP}" in readme
     assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
+
+
+def test_readme_layout_lists_every_module_of_the_package():
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.split("\n") if line.startswith("| `microgpt/` |"))
+    listed = set(re.findall(r"`(\w+)`", row))
+    modules = {p.stem for p in (Path(__file__).parents[1] / "microgpt").glob("*.py") if not p.stem.startswith("_")}
+    assert listed == modules
 
 
 def test_train_flags_for_the_models_shape_come_from_gptconfig(capsys):
