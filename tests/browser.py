@@ -263,3 +263,32 @@ def page_with(site_dir: Path, marker: str) -> str:
             rel = html.parent.relative_to(site_dir).as_posix()
             return "/" if rel == "." else f"/{rel}/"
     pytest.fail(f"no page of the site has {marker!r}")
+
+
+# ---------------------------------------------------------------------------- axe-core
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # from npm (package.json pins it): runs offline
+
+# Runs axe on the document as it is now, and returns each violation with the first few elements.
+# target-size (WCAG 2.2: a control at least 24 px, or that much room) is off in axe by default and
+# on in Lighthouse; it is on here too.
+RUN_AXE = """async (within) => {
+  const context = within ? document.querySelectorAll(within) : document;
+  const result = await axe.run(context, { resultTypes: ["violations"], rules: { "target-size": { enabled: true } } });
+  return result.violations.map((v) => ({
+    rule: v.id,
+    impact: v.impact,
+    count: v.nodes.length,
+    where: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + ": " + (n.failureSummary || "").split("\\n")[1]),
+  }));
+}"""
+
+
+def axe_violations(page: Page, within: str | None = None) -> list[str]:
+    """axe-core's violations on the page as it is now (or in what `within` selects), one line each.
+
+    Without axe-core the test is skipped, or with CI=true fails."""
+    if not AXE.is_file():
+        unavailable(f"no {AXE.relative_to(ROOT)}; run `npm ci` (axe-core is a devDependency in package.json)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(RUN_AXE, within)
+    return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import pytest
 from browser import (  # noqa: F401  (base_url, browser and site_dir are fixtures)
+    AXE,
     DESKTOP,
     PAGES,
     PHONE,
     ROOT,
     Watched,
+    axe_violations,
     base_url,
     browser,
     open_page,
@@ -29,30 +31,14 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 if not AXE.is_file():
     unavailable(f"no {AXE.relative_to(ROOT)}; run `npm ci` (axe-core is a devDependency in package.json)")
 
 VIEWS = [("light", DESKTOP), ("dark", DESKTOP), ("light", PHONE)]
 
-# Runs axe on the document as it is now, and returns each violation with the first few elements.
-# target-size (WCAG 2.2: a control at least 24 px, or that much room) is off in axe by default and
-# on in Lighthouse; it is on here too.
-RUN_AXE = """async () => {
-  const result = await axe.run(document, { resultTypes: ["violations"], rules: { "target-size": { enabled: true } } });
-  return result.violations.map((v) => ({
-    rule: v.id,
-    impact: v.impact,
-    count: v.nodes.length,
-    where: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + ": " + (n.failureSummary || "").split("\\n")[1]),
-  }));
-}"""
-
 
 def violations(w: Watched) -> list[str]:
-    w.page.add_script_tag(path=str(AXE))
-    found = w.page.evaluate(RUN_AXE)
-    return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]
+    return axe_violations(w.page)
 
 
 @pytest.mark.parametrize(("scheme", "width"), VIEWS, ids=[f"{s}-{w}" for s, w in VIEWS])

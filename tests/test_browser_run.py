@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 import mdblocks
 import pytest
-from browser import Watched, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
+from browser import Watched, axe_violations, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
 from sitecheck import QuietHandler, serving
 
 pytestmark = pytest.mark.browser
@@ -207,10 +207,13 @@ def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url
     assert verdict.get_attribute("data-verdict") == "mismatch"
     assert verdict.text_content().strip().startswith("✗ Not the same")
 
-    editor.fill("print(1 / 0)")
+    editor.fill("print(1 / 0)")  # the output above is now stale: dimmed, yet still readable
+    assert el.locator('.mg-run__output[data-stale="true"]').count() == 1
+    assert axe_violations(page, "[data-mg-run='0']") == []
     el.get_by_role("button", name=re.compile(r"^Run")).click()
     page.wait_for_function("el => el.dataset.mgState === 'error'", arg=el.element_handle())
     assert "ZeroDivisionError" in el.locator(".mg-run__stderr").text_content()
+    assert axe_violations(page, "[data-mg-run='0']") == []  # the error's red is readable too
 
     editor.fill("while True:\n    pass")  # a runaway edit: Stop ends it, and the page is still usable
     el.get_by_role("button", name=re.compile(r"^Run")).click()

@@ -12,20 +12,29 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
-from browser import Watched, base_url, browser, open_page, site_dir, wait_until_scroll_regions_are_marked, watched  # noqa: F401  (fixtures, used by name)
+from browser import (  # noqa: F401  (fixtures, used by name)
+    DESKTOP,
+    PHONE,
+    Watched,
+    axe_violations,
+    base_url,
+    browser,
+    open_page,
+    site_dir,
+    wait_until_scroll_regions_are_marked,
+    watched,
+)
 from browser import page_with as _page_with
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS = ROOT / "docs" / "hooks"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WIDGETS = ".autograd-widget, .autograd-playground, form.autograd-check, figure.autograd-diagram"
 
 
@@ -253,7 +262,9 @@ def test_mg_set_trace_shows_pythons_numbers_for_new_leaves(watched, base_url, wi
     widget.locator("select").select_option("relu")
     leaves = {"a": 1.5, "d": -20.0}
     t = T.trace_preset("relu", leaves)  # what the in-browser Python will send: the engine's numbers
+    widget.locator("input[data-leaf='d']").focus()  # Enter in a box sends the values, and focus stays there
     widget.evaluate("(el, t) => el.mgSetTrace(t)", t)
+    assert page.evaluate("() => document.activeElement.dataset.leaf") == "d"
     widget.locator("button[data-action='run-all']").click()
     for n in t["nodes"]:
         data, grad = _node_texts(widget, n["id"])
@@ -264,6 +275,36 @@ def test_mg_set_trace_shows_pythons_numbers_for_new_leaves(watched, base_url, wi
     assert "✗ Python could not start: offline" in widget.locator("[data-role='leaves-status']").text_content()
     widget.locator("button[data-action='original']").click()
     assert _node_texts(widget, "a")[1] == f"grad {fmt(T.trace_preset('relu')['nodes'][0]['grad'])}"
+
+
+ACTIVE_NODE_IN_SIGHT = """(widget) => {
+  const box = widget.querySelector('.autograd-scroll').getBoundingClientRect();
+  const node = [...widget.querySelectorAll('g[data-node].ag-active')].at(-1);
+  if (!node) return true;
+  const r = node.getBoundingClientRect();
+  return r.left >= box.left - 1 && r.right <= box.right + 1;
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_each_step_brings_the_node_it_changed_into_sight(browser, base_url, site_dir, width):
+    w = Watched(browser, base_url, "light", width)
+    try:
+        checked = 0
+        for path in _widget_pages(site_dir):
+            _open(w.page, base_url, path)
+            for widget in w.page.locator(".autograd-widget").all():
+                step = widget.locator("button[data-action='step']")
+                while step.is_enabled():
+                    step.click()
+                    at = widget.get_attribute("data-step")
+                    assert widget.evaluate(ACTIVE_NODE_IN_SIGHT), (
+                        f"{path} at {width} px, step {at}: changed node out of sight"
+                    )
+                    checked += 1
+        assert checked > 0 and w.problems() == []
+    finally:
+        w.close()
 
 
 # ---------------------------------------------------------------------------- playground
@@ -583,24 +624,13 @@ def test_widget_text_contrast_is_at_least_4_5(browser, base_url, widget_page, sc
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_nothing_in_the_widgets(browser, base_url, site_dir, scheme):
-    if not AXE.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("axe-core is missing: run `npm ci`")
-        pytest.skip("axe-core is missing: run `npm ci`")
     w = Watched(browser, base_url, scheme)
     try:
         for path in _widget_pages(site_dir):
             _open(w.page, base_url, path, extra=True)
             _to_backward_middle(w.page)
             wait_until_scroll_regions_are_marked(w.page)
-            w.page.add_script_tag(path=str(AXE))
-            found = w.page.evaluate(
-                """async (sel) => {
-                     const r = await axe.run(document.querySelectorAll(sel));
-                     return r.violations.map((v) => [v.id, v.nodes.length, v.nodes[0].html.slice(0, 120)]);
-                   }""",
-                WIDGETS,
-            )
+            found = axe_violations(w.page, WIDGETS)
             assert found == [], (path, scheme, found)
         assert w.errors == [] and w.outside == []
     finally:

@@ -77,6 +77,19 @@ const sizes = new ResizeObserver(() => {
   boxes.forEach((box, k) => mark(box, over[k]));
 });
 
+// Scroll a box that scrolls sideways (never the page) just far enough to show els: all of them if they
+// fit, else the last (a step's changed node comes last, after the node it came from).
+const REVEAL_MARGIN = 8; // px of graph left beside a revealed node
+export function revealInside(box, els) {
+  if (!els.length || box.scrollWidth <= box.clientWidth + 1) return;
+  const b = box.getBoundingClientRect();
+  const rects = els.map((el) => el.getBoundingClientRect());
+  let [lo, hi] = [Math.min(...rects.map((r) => r.left)), Math.max(...rects.map((r) => r.right))];
+  if (hi - lo > b.width - 2 * REVEAL_MARGIN) [lo, hi] = [rects.at(-1).left, rects.at(-1).right];
+  if (lo < b.left + REVEAL_MARGIN) box.scrollLeft -= b.left + REVEAL_MARGIN - lo;
+  else if (hi > b.right - REVEAL_MARGIN) box.scrollLeft += hi - (b.right - REVEAL_MARGIN);
+}
+
 export function watchScroll(box) {
   if (notes.has(box)) return;
   const note = h("p", { class: "autograd-scroll-hint", hidden: true }, "⇆ Scroll sideways (or focus the graph and use the arrow keys) to see all of it.");

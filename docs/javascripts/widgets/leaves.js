@@ -20,12 +20,15 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
     status.replaceChildren(...(kind === "error" ? [h("span", { class: "ag-icon", "aria-hidden": "true" }, "✗ "), text] : [text]));
   }
   function show(trace) {
+    // the boxes are made anew; one that had focus (Enter in it sent the values) hands it to its successor
+    const focused = fields.contains(document.activeElement) ? document.activeElement.dataset.leaf : undefined;
     const leaves = trace.nodes.filter((n) => n.leaf && !n.const);
     inputs = leaves.map((n) => h("input", {
       type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", size: 6,
       value: fmt(n.data), "data-leaf": n.id, id: `${root.id || "ag"}-${trace.name}-${n.id}`,
     }));
     fields.replaceChildren(...leaves.map((n, i) => h("label", { class: "autograd-leaf" }, `${n.label} =`, " ", inputs[i])));
+    if (focused !== undefined) (inputs.find((input) => input.dataset.leaf === focused) ?? inputs[0])?.focus();
   }
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();

@@ -1,6 +1,6 @@
 // Step-through widget: the forward pass fills data leaves-to-root, then the engine's backward pass
 // replays its recorded += one at a time. Every number shown is read from the embedded trace.
-import { fmt, h, keepFocus, readJSON, watchScroll } from "./format.js";
+import { fmt, h, keepFocus, readJSON, revealInside, watchScroll } from "./format.js";
 import { drawGraph, legend, paint, withLayout } from "./graph.js";
 import { leafEditor } from "./leaves.js";
 
@@ -107,7 +107,11 @@ export function mountStepper(root) {
   }
   function go(n) {
     k = Math.max(0, Math.min(list.length, n));
-    paint(view, t, stateAt(t, list, k));
+    const state = stateAt(t, list, k);
+    paint(view, t, state);
+    // the node this step changed, in sight in a graph wider than its box (nothing is measured at step 0)
+    const shown = [state.active.visiting, ...state.active.nodes].filter((id) => id !== undefined);
+    revealInside(stage, shown.map((id) => view.nodeEls[id].g));
     const st = list[k - 1];
     const phase = !st ? "ready" : st.kind === "forward" ? "forward" : "backward";
     status.textContent = `Step ${k} of ${list.length} · ${phase === "ready" ? "ready" : `${phase} pass`}`;
