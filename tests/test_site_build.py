@@ -513,3 +513,29 @@ def test_numbers_follow_lines_added_to_the_file(tmp_path, built_site):
     before = [int(n) for n, _ in GUTTER.findall(site_page(built_site, page))]
     after = [int(n) for n, _ in GUTTER.findall(site_page(tmp_path / "site", page, root=ROOT))]
     assert after == [n + 3 for n in before] and len(before) > 20
+
+
+LINK_WITH_FRAGMENT = re.compile(r'<a\b[^>]*\bhref="(?P<path>[^"#:?]*)#(?P<fragment>[^"]+)"')
+ELEMENT_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def test_every_link_to_a_place_on_a_page_finds_it(built_site):
+    """A link to #x, on its own page or on another of the site, leads to an element with that id."""
+    ids: dict[object, set[str]] = {}
+
+    def ids_of(page):
+        if page not in ids:
+            ids[page] = set(ELEMENT_ID.findall(page.read_text(encoding="utf-8")))
+        return ids[page]
+
+    broken, checked = [], 0
+    for page in sorted(built_site.rglob("*.html")):
+        for m in LINK_WITH_FRAGMENT.finditer(page.read_text(encoding="utf-8")):
+            target = (page.parent / html.unescape(m["path"])).resolve() if m["path"] else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file() or html.unescape(m["fragment"]) not in ids_of(target):
+                broken.append(f"{page.relative_to(built_site)}: {m['path']}#{m['fragment']}")
+            checked += 1
+    assert checked > 100  # the pages link to their headings, the glossary and each other
+    assert broken == [], "\n".join(broken)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from mkdocs.exceptions import PluginError
+
 STRIP = [
     re.compile(r"<(style|script)\b[^>]*>.*?</\1>", re.S),
     re.compile(r"<!--(?!\s*jp-Notebook|\s*jupyter-wrapper).*?-->", re.S),  # nbconvert's template comments
@@ -109,16 +111,25 @@ def restyle(body: str) -> str:
 
 
 def retitle_toc(toc, body: str) -> None:
-    """Set each table-of-contents entry's title to the text of its heading in `body`."""
-    text = {}
+    """Give each table-of-contents entry the id and the text of its heading in `body`.
+
+    mkdocs-jupyter makes the entries from the Markdown with its inline code left out ("A remembers
+    how it was made" for "A `Value` remembers how it was made"), so an entry's id need not be its
+    heading's. Entries and headings come in the same order; if their numbers differ, the build fails.
+    """
+    headings = []
     for m in HEADING.finditer(body):
         heading = re.sub(r'<a class="(?:anchor-link|headerlink)".*?</a>', "", m["body"], flags=re.S)
-        text[m["id"]] = TAG.sub("", heading).strip()
-    stack = list(toc)
-    while stack:
+        headings.append((m["id"], TAG.sub("", heading).strip()))
+    entries, stack = [], list(reversed(list(toc)))
+    while stack:  # depth first, in document order
         item = stack.pop()
-        item.title = text.get(item.id, item.title)
-        stack += item.children
+        entries.append(item)
+        stack += reversed(item.children)
+    if len(entries) != len(headings):
+        raise PluginError(f"the notebook has {len(headings)} headings, its table of contents {len(entries)} entries")
+    for item, (heading_id, text) in zip(entries, headings):
+        item.id, item.title = heading_id, text
 
 
 def on_page_content(content: str, page, config, files) -> str:
