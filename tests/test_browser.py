@@ -368,6 +368,51 @@ def test_the_light_dark_toggle_follows_the_system_and_then_the_readers_choice(br
         expect(page.locator("label[title='Switch to dark mode']")).to_be_hidden()
         page.keyboard.press("Enter")
         expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
+        page.keyboard.press(" ")  # Space too, as on any button
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+        expect(page.get_by_role("radio", name="Switch to light mode")).to_be_focused()
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+# where the focus is; the scheme toggle's radio is drawn by the label beside it, so that is what is measured
+FOCUSED = """() => { const e = document.activeElement;
+  const r = (e.matches('input.md-option') ? e.form.querySelector('label:not([hidden])') : e).getBoundingClientRect();
+  return { inArticle: !!e.closest('article'), inDrawer: !!e.closest('.md-sidebar--primary'),
+           onScreen: r.right > 0 && r.left < innerWidth && r.width > 0 && r.height > 0,
+           hidden: getComputedStyle(e).visibility !== 'visible' }; }"""
+
+
+@pytest.mark.parametrize("key", ["Enter", " "])
+def test_on_a_phone_the_menu_opens_by_keyboard_and_a_closed_one_takes_no_tab_stops(browser, base_url, key):
+    w = Watched(browser, base_url, "light", PHONE)
+    page = w.page
+    try:
+        open_page(page, base_url + "/glossary/")  # the page with the most links in its menu
+        # from the top of the page, Tab reaches the article after the header's few controls, every
+        # stop on the way visible on the screen
+        for stop in range(1, 8):
+            page.keyboard.press("Tab")
+            where = page.evaluate(FOCUSED)
+            if where["inArticle"]:
+                break
+            assert where["onScreen"] and not where["hidden"] and not where["inDrawer"], (stop, where)
+        else:
+            raise AssertionError("seven Tabs did not reach the article")
+        menu = page.get_by_role("button", name="Navigation menu")
+        expect(menu).to_have_attribute("aria-expanded", "false")
+        menu.focus()
+        page.keyboard.press(key)
+        expect(menu).to_have_attribute("aria-expanded", "true")
+        expect(page.locator(".md-sidebar--primary")).to_be_visible()
+        first_link = page.locator(".md-sidebar--primary a.md-nav__link").first
+        first_link.focus()
+        expect(first_link).to_be_focused()  # the open menu's links are reachable
+        search = page.get_by_role("button", name="Search")
+        search.focus()
+        page.keyboard.press(key)
+        expect(page.locator("#__search")).to_be_checked()
         assert w.problems() == []
     finally:
         w.close()
