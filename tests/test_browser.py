@@ -262,6 +262,32 @@ def test_each_column_of_an_aligned_formula_is_placed_as_its_table_says(browser, 
         w.close()
 
 
+# punctuation right after a formula in a line of text, that the browser put at the start of the next line
+PUNCTUATION_CUT_FROM_ITS_FORMULA = r"""() => {
+  const out = [];
+  for (const m of document.querySelectorAll('article span.arithmatex')) {
+    const t = m.nextSibling;
+    if (!t || t.nodeType !== 3 || !/^[,.;:)!?\]]/.test(t.textContent)) continue;
+    const r = document.createRange(); r.setStart(t, 0); r.setEnd(t, 1);
+    const p = r.getBoundingClientRect(), f = m.getBoundingClientRect();
+    const cut = p.width && f.width && p.top >= f.bottom - 2; // the punctuation starts a line below the formula
+    if (cut) out.push(`${m.textContent.slice(0, 30)} | ${t.textContent.slice(0, 12)}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_punctuation_stays_on_the_line_of_its_formula_on_a_phone(browser, base_url, path):
+    w = Watched(browser, base_url, "light", PHONE)
+    try:
+        open_page(w.page, base_url + path)
+        w.page.evaluate("document.fonts.ready")
+        assert w.page.evaluate(PUNCTUATION_CUT_FROM_ITS_FORMULA) == []
+    finally:
+        w.close()
+
+
 def test_a_formula_in_a_line_of_text_does_not_make_the_line_taller(browser, base_url):
     w = _open(browser, base_url, "/")
     try:

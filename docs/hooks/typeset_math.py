@@ -48,6 +48,12 @@ HOOK = Path(__file__).name
 ARITHMATEX = re.compile(
     r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>', re.S
 )
+# A formula in a line of text and the punctuation that touches it: "$d = 10$, then" must not break
+# before its comma, which would start the next line.
+INLINE_WITH_PUNCTUATION = re.compile(
+    r'(?P<before>[(\[“‘]?)(?P<math><span class="arithmatex">\\\((?:(?!</span>).)*?\\\)</span>)(?P<after>[,.;:!?)\]”’]*)',
+    re.S,
+)
 TOC_TEXT = re.compile(r'(?P<open><span class="md-ellipsis">)(?P<text>[^<]*?\\\(.*?)(?P<close></span>)', re.S)
 INLINE = re.compile(r"\\\((?P<tex>.*?)\\\)", re.S)
 
@@ -398,6 +404,13 @@ def _typeset_toc(m: re.Match) -> str:
     return m["open"] + INLINE.sub(lambda t: _lookup(t["tex"], False), m["text"]) + m["close"]
 
 
+def keep_punctuation_on_the_line(m: re.Match) -> str:
+    if not (m["before"] or m["after"]):
+        return m[0]
+    return f'<span class="mg-nobreak">{m["before"]}{m["math"]}{m["after"]}</span>'
+
+
 def on_post_page(output: str, page, config) -> str:
+    output = INLINE_WITH_PUNCTUATION.sub(keep_punctuation_on_the_line, output)
     output = ARITHMATEX.sub(_typeset, output)
     return TOC_TEXT.sub(_typeset_toc, output)
