@@ -205,6 +205,13 @@ def test_nothing_is_clipped_and_every_scroll_region_is_reachable_by_keyboard(bro
         assert got["clipped"] == [], f"{where}: content cut off without a scroll bar: {got['clipped']}"
         assert got["covered"] == [], f"{where}: the copy button covers code: {got['covered']}"
         assert got["unreachable"] == [], f"{where}: scroll regions a keyboard cannot reach: {got['unreachable']}"
+        # a box made focusable for its scrolling tells a screen reader what it is
+        unnamed = w.page.evaluate(
+            "() => [...document.querySelectorAll('[data-mg-scroll]')]"
+            ".filter((el) => !el.getAttribute('role') || !el.getAttribute('aria-label'))"
+            ".map((el) => el.outerHTML.slice(0, 80))"
+        )
+        assert unnamed == [], f"{where}: focusable scroll boxes without a role and a name: {unnamed}"
         assert w.problems() == []
     finally:
         w.close()

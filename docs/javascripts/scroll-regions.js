@@ -21,6 +21,16 @@ const SCROLLERS = [
 
 const TOOLBAR = "nav.md-code__nav:not([role])";
 
+// What a box this script makes focusable is called, so a screen reader says what the stop is; a box
+// that has a role of its own or opted in (data-scroll-region) is named by its owner.
+const NAMES = [
+  [".md-typeset div.arithmatex", "Formula, scrolls sideways"],
+  [".md-typeset .tabbed-labels", "Tab labels, scroll sideways"],
+  [".md-typeset .md-typeset__scrollwrap", "Table, scrolls sideways"],
+  [".md-typeset pre > code", "Code, scrolls sideways"],
+];
+const nameOf = (el) => NAMES.find(([selector]) => el.matches(selector))?.[1];
+
 // root itself (when it matches) and everything under it that matches; does root hold any?
 const within = (root, selector) => [...(root.matches?.(selector) ? [root] : []), ...root.querySelectorAll(selector)];
 const holds = (root, selector) => root.matches(selector) || root.querySelector(selector) !== null;
@@ -44,8 +54,15 @@ function update() {
     if (scrolls[k] && !el.hasAttribute("tabindex")) {
       el.tabIndex = 0;
       el.dataset.mgScroll = "";
+      const name = el.hasAttribute("role") ? undefined : nameOf(el);
+      if (name) {
+        el.setAttribute("role", "group");
+        el.setAttribute("aria-label", name);
+        el.dataset.mgScroll = "named";
+      }
     } else if (!scrolls[k] && "mgScroll" in el.dataset) {
       el.removeAttribute("tabindex");
+      if (el.dataset.mgScroll === "named") ["role", "aria-label"].forEach((a) => el.removeAttribute(a));
       delete el.dataset.mgScroll;
     }
   });
