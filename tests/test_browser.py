@@ -446,6 +446,10 @@ def test_on_a_phone_the_menu_opens_by_keyboard_and_a_closed_one_takes_no_tab_sto
         search.focus()
         page.keyboard.press(key)
         expect(page.locator("#__search")).to_be_checked()
+        page.keyboard.type("accumulate")
+        page.keyboard.press("Escape")  # closes search, and the focus returns to the button
+        expect(page.locator("#__search")).not_to_be_checked()
+        expect(search).to_be_focused()
         assert w.problems() == []
     finally:
         w.close()

@@ -28,6 +28,18 @@
     }
   }
 
+  // Escape closes search, and the theme then leaves the focus on the page's body: on a phone it goes
+  // back to the Search button. (Where the search box is in the header, focusing it would open search
+  // again; there the browser's next Tab still starts from the box.)
+  const search = document.getElementById("__search");
+  search?.addEventListener("change", () => {
+    if (search.checked) return;
+    setTimeout(() => {
+      const button = document.querySelector('.md-header__button[data-for="__search"]');
+      if (document.activeElement === document.body && button?.checkVisibility()) button.focus();
+    });
+  });
+
   // the scheme toggle: the focused radio is the current scheme; its visible label switches to the next
   for (const radio of document.querySelectorAll('input.md-option[name="__palette"]')) {
     radio.addEventListener("keydown", (ev) => {
