@@ -51,7 +51,9 @@ ARITHMATEX = re.compile(
 # A formula in a line of text and the punctuation that touches it: "$d = 10$, then" must not break
 # before its comma, which would start the next line.
 INLINE_WITH_PUNCTUATION = re.compile(
-    r'(?P<before>[(\[“‘]?)(?P<math><span class="arithmatex">\\\((?:(?!</span>).)*?\\\)</span>)(?P<after>[,.;:!?)\]”’]*)',
+    r"(?P<before>[(\[“‘]?)"
+    r'(?P<math><span class="arithmatex">\\\((?:(?!</span>).)*?\\\)</span>)'
+    r"(?P<after>[,.;:!?)\]”’]*)",
     re.S,
 )
 TOC_TEXT = re.compile(r'(?P<open><span class="md-ellipsis">)(?P<text>[^<]*?\\\(.*?)(?P<close></span>)', re.S)
