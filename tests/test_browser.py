@@ -417,6 +417,17 @@ FOCUSED = """() => { const e = document.activeElement;
            hidden: getComputedStyle(e).visibility !== 'visible' }; }"""
 
 
+def test_on_a_phone_a_tap_on_search_puts_the_cursor_in_the_search_box(browser, base_url):
+    w = Watched(browser, base_url, "light", PHONE)
+    try:
+        open_page(w.page, base_url + "/chain-rule/")
+        w.page.get_by_role("button", name="Search").click()
+        expect(w.page.locator(".md-search__input")).to_be_focused()
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
 @pytest.mark.parametrize("key", ["Enter", " "])
 def test_on_a_phone_the_menu_opens_by_keyboard_and_a_closed_one_takes_no_tab_stops(browser, base_url, key):
     w = Watched(browser, base_url, "light", PHONE)
@@ -446,6 +457,7 @@ def test_on_a_phone_the_menu_opens_by_keyboard_and_a_closed_one_takes_no_tab_sto
         search.focus()
         page.keyboard.press(key)
         expect(page.locator("#__search")).to_be_checked()
+        expect(page.locator(".md-search__input")).to_be_focused()  # ready to type, as a tap makes it
         page.keyboard.type("accumulate")
         page.keyboard.press("Escape")  # closes search, and the focus returns to the button
         expect(page.locator("#__search")).not_to_be_checked()

@@ -1,16 +1,19 @@
 // The header's menu and search icons are <label>s for the theme's hidden checkboxes (#__drawer,
 // #__search): a mouse or a finger opens them, but a keyboard cannot reach them, and a screen reader
-// hears no name. Each becomes a real <button> with a name, which says whether what it opens is open;
-// it presses the same checkbox, so the theme's own handling is unchanged. (A label cannot simply be
-// given role="button": ARIA allows no role on a label.) docs/stylesheets/extra.css hides each one
-// where the theme hides its label. Space is also added to the colour-scheme toggle, a radio button
+// hears no name. Each gets a real <button> in its place, with a name, which says whether what it opens
+// is open, and presses the same checkbox. The label stays in the page, hidden: the theme looks it up
+// when it starts. The theme puts the cursor in the search box when the label is clicked; the Search
+// button does the same, once search is open (a hidden box cannot take the focus, and on a phone only
+// a focus that a tap causes brings up the keyboard). (A label cannot just be given role="button":
+// ARIA allows no role on a label.) docs/stylesheets/extra.css hides each button where the theme hides
+// its label. Space is also added to the colour-scheme toggle, a radio button
 // that only Enter (the theme's key handling) switched.
 (() => {
   const BUTTONS = [
-    ["__drawer", "Navigation menu"],
-    ["__search", "Search"],
+    ["__drawer", "Navigation menu", null],
+    ["__search", "Search", ".md-search__input"], // the element to focus once open
   ];
-  for (const [id, name] of BUTTONS) {
+  for (const [id, name, focusOnOpen] of BUTTONS) {
     const toggle = document.getElementById(id);
     if (!toggle) continue;
     for (const label of document.querySelectorAll(`label.md-header__button[for="${id}"]`)) {
@@ -19,12 +22,16 @@
       button.className = label.className;
       button.dataset.for = id;
       button.setAttribute("aria-label", name);
-      button.append(...label.childNodes); // the icon
+      button.append(...[...label.childNodes].map((node) => node.cloneNode(true))); // the icon
       const sync = () => button.setAttribute("aria-expanded", String(toggle.checked));
       sync();
       toggle.addEventListener("change", sync);
-      button.addEventListener("click", () => toggle.click());
-      label.replaceWith(button);
+      button.addEventListener("click", () => {
+        toggle.click();
+        if (toggle.checked && focusOnOpen) document.querySelector(focusOnOpen)?.focus();
+      });
+      label.style.display = "none"; // (its `hidden` attribute would lose to the theme's display rule)
+      label.before(button);
     }
   }
 
