@@ -539,3 +539,52 @@ def test_every_link_to_a_place_on_a_page_finds_it(built_site):
             checked += 1
     assert checked > 100  # the pages link to their headings, the glossary and each other
     assert broken == [], "\n".join(broken)
+
+
+# What docs/stylesheets/extra.css copies from the theme's CSS, to hide the closed menu and search box
+# (and the header buttons that replace the theme's labels) exactly where and when the theme does:
+# (a rule of the theme, the @media it sits in, the text extra.css writes to match). A theme upgrade
+# that changes one of them fails here instead of silently breaking the phone header.
+MIRRORED_FROM_THE_THEME = [
+    (
+        ".md-sidebar--primary{position:fixed;",
+        "@media screen and (max-width:76.234375em)",
+        "transition: transform 0.25s cubic-bezier(0.4, 0, 0.2, 1), box-shadow 0.25s, visibility 0s 0.25s;",
+    ),
+    (
+        ".md-search__inner{position:fixed;",
+        "@media screen and (max-width:59.984375em)",
+        "transition: width 0s 0.3s, height 0s 0.3s, "
+        "transform 0.15s cubic-bezier(0.4, 0, 0.2, 1) 0.15s, opacity 0.15s 0.15s,",
+    ),
+    (
+        ".md-header__button[for=__search]{display:none}",
+        "@media screen and (min-width:60em)",
+        '@media screen and (min-width: 60em) { .md-header__button[data-for="__search"] { display: none; } }',
+    ),
+    (
+        ".md-header__button[for=__drawer]{display:none}",
+        "@media screen and (min-width:76.25em)",
+        '@media screen and (min-width: 76.25em) { .md-header__button[data-for="__drawer"] { display: none; } }',
+    ),
+]
+
+
+def _compact(css: str) -> str:
+    """CSS as the theme's minifier writes it: no spaces around punctuation, no leading zeros."""
+    css = re.sub(r"\s*([{}:;,()])\s*", r"\1", css)
+    return re.sub(r"(?<![\d.])0(\.\d)", r"\1", css)
+
+
+@pytest.mark.parametrize(("rule", "media", "ours"), MIRRORED_FROM_THE_THEME, ids=lambda x: x[:30])
+def test_what_extra_css_copies_from_the_theme_is_still_the_themes(built_site, rule, media, ours):
+    theme = next((built_site / "assets" / "stylesheets").glob("main.*.min.css")).read_text(encoding="utf-8")
+    extra = (ROOT / "docs" / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    assert ours in extra
+    at = theme.index(rule)
+    assert theme.rfind("@media", 0, at) == theme.rfind(media, 0, at), f"{rule} is no longer in {media}"
+    if "transition" in ours:  # the theme's own transitions, then visibility's
+        theirs = re.search(r"transition:([^;}]*)", theme[at:]).group(1)
+        assert _compact(ours).startswith(_compact(f"transition: {theirs},")), theirs
+    else:
+        assert _compact(media) in _compact(ours)
