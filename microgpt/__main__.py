@@ -6,6 +6,8 @@ try:
     from microgpt.cli import run
 except KeyboardInterrupt:  # Ctrl-C while Python loads the command line (microgpt/__init__.py has run by now)
     sys.stderr.write("microgpt: stopped by Ctrl-C (SIGINT)\n")
-    sys.exit(130)
+    from microgpt.stopping import exit_with  # loaded with the package: ends by SIGINT, as a run would
+
+    exit_with(130)
 
 run()

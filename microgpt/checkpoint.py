@@ -155,7 +155,7 @@ def _brief(x: Any) -> str:
 
 
 def _listed(names: list[str], most: int = 5) -> str:
-    shown = ", ".join(name if len(name) <= 40 else _brief(name) for name in names[:most])
+    shown = ", ".join(_brief(name) for name in names[:most])  # quoted and cut: a name may hold a newline
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 

@@ -54,7 +54,8 @@ it writes no file.
 
 Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr);
 {", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)}
-(train first finishes its step and saves what it trained, and says so);
+(train first finishes its step and saves what it trained, and says so; then it ends by the signal,
+which a shell shows as that status);
 {EXIT_BROKEN_PIPE} the reader of standard output went away (e.g. `| head`)."""
 
 OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,

@@ -48,13 +48,19 @@ def exit_with(status: int) -> NoReturn:
     """End the process with `status`. A status that stands for a stop signal ends it by that signal
     itself, once everything is saved and said: the shell still shows 128 + its number, and it also
     knows the program was stopped, so a Ctrl-C ends a shell loop that runs microgpt (bash stops a loop
-    only for a child that died of SIGINT), as it ends one running any C program."""
+    only for a child that died of SIGINT), as it ends one running any C program. Elsewhere than on
+    POSIX (Windows' os.kill would end the process with the signal's number as its status) it exits
+    with the status."""
     for signum in STOP_SIGNALS:
-        if status == exit_status(signum) and hasattr(os, "kill"):
-            sys.stdout.flush()
+        if status == exit_status(signum) and os.name == "posix":
+            try:  # what is still buffered for stdout goes out first, if stdout can take it
+                if sys.stdout is not None:
+                    sys.stdout.flush()
+            except (OSError, ValueError):
+                pass  # the run is saved and its stop was said on stderr: nothing else is lost
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
-    sys.exit(status)  # any other status, or a platform that cannot send itself the signal
+    sys.exit(status)
 
 
 class StopRequest:

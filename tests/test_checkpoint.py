@@ -169,10 +169,10 @@ CORRUPTIONS = {
         lambda p: rewrite(p, lambda d: d["config"].update(n_embd=16)),
         r"wte is 11x8, but the config \(vocab_size 11, n_layer 2, n_embd 16, n_head 2, block_size 8\) needs 11x16",
     ),
-    "matrix-missing": (lambda p: rewrite(p, lambda d: d["state_dict"].pop("layer1.mlp_fc2")), "lacks layer1.mlp_fc2"),
+    "matrix-missing": (lambda p: rewrite(p, lambda d: d["state_dict"].pop("layer1.mlp_fc2")), "lacks 'layer1.mlp_fc2'"),
     "matrix-extra": (
         lambda p: rewrite(p, lambda d: d["state_dict"].update(layer2_attn_wq=[[0.0]])),
-        "unexpected layer2_attn_wq",
+        "unexpected 'layer2_attn_wq'",
     ),
     "ragged": (lambda p: rewrite(p, lambda d: d["state_dict"]["wpe"][3].pop()), "wpe is ragged"),
     "string-weight": (
@@ -239,6 +239,7 @@ def test_finite_huge_weights_load_as_they_are(saved):
         (lambda doc: doc.update(version="v" * 5_000_000), "has format version 'vvv"),
         (lambda doc: doc["state_dict"].update({f"extra{i}": [] for i in range(200_000)}), "and 199995 more"),
         (lambda doc: doc["state_dict"].update({"x" * 1_000_000: []}), "has unexpected 'xxx"),
+        (lambda doc: doc["state_dict"].update({"a\nb": []}), "has unexpected 'a\\nb'"),  # shown escaped
     ],
 )
 def test_an_error_quotes_the_file_only_briefly(saved, change, quoted):
