@@ -3,12 +3,13 @@
     python -m tests.prose_numbers docs/backward-pass.md README.md    # lists the violations, exits 1 if any
 
 A number in prose or math (anything outside code fences, inline code included) is checked, however
-small: the 15 of "a holds 15" is a claim like any other. Only the number of an ordered list's item
-("3. Why a backward pass") and a tab's leading step number (=== "4–5: visit c") are labels, not
-claims. A checked number must be printed by one of the page's expected outputs or appear in one of
-its runnable blocks (embedded code included), with the same value and sign: -3 matches -3.0, not 3.
-Otherwise the page lists it in its front matter, with a reason, and the site shows the list at the
-end of the page:
+small: the 15 of "a holds 15" is a claim like any other. Not read as claims: the number of an
+ordered list's item ("3. Why a backward pass") and a tab's leading step number (=== "4–5: visit c"),
+which are labels; a number that is part of a name (UTF-8, SHA-256); and an exponent in a formula
+(the 2 of x^2), which is part of what the formula says rather than a result. A checked number must
+be printed by one of the page's expected outputs or appear in one of its runnable blocks (embedded
+code included), with the same value and sign: -3 matches -3.0, not 3. Otherwise the page lists it in
+its front matter, with a reason, and the site shows the list at the end of the page:
 
     ---
     unchecked_numbers:
@@ -34,8 +35,9 @@ if str(ROOT / "docs" / "hooks") not in sys.path:
 
 import mdblocks  # noqa: E402
 
-# not the 8 of UTF-8 or the 256 of SHA-256: part of a name
-NUMBER = re.compile(r"(?<![\w.])(?<![A-Za-z]-)(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)*(?:[eE][-+]?\d+)?")
+# not the 8 of UTF-8 or the 256 of SHA-256: part of a name (a capital letter and a hyphen before it;
+# the 3 of b-3 in a formula is still a number)
+NUMBER = re.compile(r"(?<![\w.])(?<![A-Z]-)(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)*(?:[eE][-+]?\d+)?")
 SIGNS = "-+\u2212"
 NOT_PROSE = re.compile(
     r"https?://\S+"  # addresses

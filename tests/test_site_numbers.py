@@ -1,5 +1,7 @@
 """Numbers in prose are checked (tests/prose_numbers.py): a number changed in the text alone fails."""
 
+import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -109,3 +111,11 @@ def test_the_command_lists_violations_and_fails(tmp_path):
     assert result.returncode == 1 and f"{page}:11: 7.5 is not printed" in result.stdout, result.stdout
     page.write_text(textwrap.dedent(PAGE).lstrip("\n") + "The product is -6.0.\n")
     assert subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).returncode == 0
+
+
+def test_the_node_version_the_pages_ask_for_is_the_one_package_json_allows():
+    engines = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["engines"]["node"]
+    oldest = re.fullmatch(r">=(\d+)", engines)[1]
+    for page in (ROOT / "README.md", ROOT / "docs" / "about.md"):
+        stated = re.findall(r"Node\.js (\d+) or newer", page.read_text(encoding="utf-8"))
+        assert stated and set(stated) == {oldest}, (page.name, stated, engines)
