@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -103,6 +104,14 @@ def front_matter(text: str, path: str) -> tuple[dict, list[str]]:
     return {**meta, "unchecked_numbers": exempt}, problems
 
 
+def not_computed(prose: Iterable[tuple[int, str]], computed: set) -> Iterator[tuple[int, str]]:
+    """(line, number as written) for every number in the prose lines whose value is not in computed."""
+    for line, text in prose:
+        for written in numbers(NOT_PROSE.sub(" ", text)):
+            if value(written) not in computed:
+                yield line, written
+
+
 def check(text: str, path: str, root: Path = ROOT) -> list[str]:
     """Every violation of the rule on one page, as "page:line: message"."""
     page = mdblocks.parse(text, path, root)
@@ -116,18 +125,15 @@ def check(text: str, path: str, root: Path = ROOT) -> list[str]:
     }
     exempt = {value(str(n)): str(n) for n in meta.get("unchecked_numbers", {})}
     used = set()
-    for line, prose in page.prose:
-        for written in numbers(NOT_PROSE.sub(" ", prose)):
-            key = value(written)
-            if key in computed:
-                continue
-            if key in exempt:
-                used.add(key)
-            else:
-                problems.append(
-                    f"{path}:{line}: {written} is not printed or used by any block on this page; print it in a "
-                    "checked output, or list it under unchecked_numbers: in the front matter with a reason"
-                )
+    for line, written in not_computed(page.prose, computed):
+        key = value(written)
+        if key in exempt:
+            used.add(key)
+        else:
+            problems.append(
+                f"{path}:{line}: {written} is not printed or used by any block on this page; print it in a "
+                "checked output, or list it under unchecked_numbers: in the front matter with a reason"
+            )
     for key, written in exempt.items():
         if key not in used:
             problems.append(f"{path}:1: unchecked_numbers lists {written}, which the prose does not need to exempt")
@@ -143,17 +149,12 @@ def check_notebook(notebook, path: str) -> list[str]:
             continue
         outputs = [o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in cell.outputs]
         computed |= {value(n) for source in (cell.source, *outputs) for n in numbers(source)}
-    problems = []
-    for cell in notebook.cells:
-        if cell.cell_type != "markdown":
-            continue
-        for line, prose in enumerate(cell.source.split("\n"), start=1):
-            for written in numbers(NOT_PROSE.sub(" ", prose)):
-                if value(written) not in computed:
-                    problems.append(
-                        f"{path}: cell {cell.get('id')}, line {line}: {written} is not printed or used by any code cell"
-                    )
-    return problems
+    return [
+        f"{path}: cell {cell.get('id')}, line {line}: {written} is not printed or used by any code cell"
+        for cell in notebook.cells
+        if cell.cell_type == "markdown"
+        for line, written in not_computed(enumerate(cell.source.split("\n"), start=1), computed)
+    ]
 
 
 def main(paths: list[str]) -> int:

@@ -680,24 +680,37 @@ def test_a_stop_signal_during_start_up_is_one_line_and_writes_nothing(tmp_path, 
     assert os.listdir(tmp_path) == []
 
 
-@posix_only
-def test_ctrl_c_from_outside_saves_what_was_trained_and_ends_by_the_signal(tmp_path):
-    out = tmp_path / "m.json"
+LONG_TRAIN = [sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY]
+
+
+def ctrl_c_once_training(argv: list[str], to_the_group: bool = False) -> tuple[int, str, str]:
+    """Start argv, send SIGINT once its first training step is shown (to its whole process group, as
+    a terminal's Ctrl-C does, with to_the_group), and return its status, stdout and the rest of stderr."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY, "--out", str(out)],
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=to_the_group,  # a group of its own, as a terminal's foreground job is
         preexec_fn=restore_default_signals,
     )
     try:
-        first = proc.stderr.readline()
-        assert first.startswith("step      1/100000 | loss ")
-        proc.send_signal(signal.SIGINT)
+        assert proc.stderr.readline().startswith("step      1/100000 | loss ")
+        if to_the_group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == -signal.SIGINT  # saved and said, then stopped by the signal itself: a shell sees 130
+    return proc.returncode, stdout, stderr
+
+
+@posix_only
+def test_ctrl_c_from_outside_saves_what_was_trained_and_ends_by_the_signal(tmp_path):
+    out = tmp_path / "m.json"
+    returncode, stdout, stderr = ctrl_c_once_training([*LONG_TRAIN, "--out", str(out)])
+    assert returncode == -signal.SIGINT  # saved and said, then stopped by the signal itself: a shell sees 130
     assert "Traceback" not in stderr
     _, _, meta = checkpoint.load(out)
     assert meta["interrupted"] is True
@@ -737,22 +750,9 @@ def test_version_into_a_pipe_whose_reader_left_exits_quietly():
 @posix_only
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_ctrl_c_ends_a_shell_loop_that_runs_microgpt(tmp_path):
-    train = shlex.join([sys.executable, "-m", "microgpt", "train", "--steps", "100000", *TINY])
+    train = shlex.join(LONG_TRAIN)
     script = f'for i in 1 2; do {train} --out "{tmp_path}/m$i.json"; echo "status $?"; done; echo "after the loop"'
-    proc = subprocess.Popen(
-        ["bash", "-c", script],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # a group of its own, as a terminal's foreground job is
-        preexec_fn=restore_default_signals,
-    )
-    try:
-        assert proc.stderr.readline().startswith("step      1/100000 | loss ")
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
-        stdout, _ = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
+    _, stdout, _ = ctrl_c_once_training(["bash", "-c", script], to_the_group=True)
     assert "after the loop" not in stdout and "status" not in stdout  # bash stopped, as for any C program
     assert checkpoint.load(tmp_path / "m1.json")[2]["interrupted"] is True
     assert os.listdir(tmp_path) == ["m1.json"]

@@ -11,25 +11,19 @@
 // for a pointer but leave the tab order, where forty stops per block would bury the page's own
 // links. (Their size is set by the code's line height, the case WCAG 2.5.8 exempts from its 24 px
 // target size; axe, as Lighthouse runs it, checks the targets in the tab order.)
-const SCROLLERS = [
-  ".md-typeset div.arithmatex",
-  ".md-typeset .md-typeset__scrollwrap",
-  ".md-typeset .tabbed-labels",
-  ".md-typeset pre > code",
-  "[data-scroll-region]",
-].join(",");
+// Each kind of box, and what one this script makes focusable is called, so a screen reader says what
+// the stop is; a box that opted in (data-scroll-region), or has a role of its own, is named by its owner.
+const KINDS = [
+  [".md-typeset div.arithmatex", "Formula, scrolls sideways"],
+  [".md-typeset .md-typeset__scrollwrap", "Table, scrolls sideways"],
+  [".md-typeset .tabbed-labels", "Tab labels, scroll sideways"],
+  [".md-typeset pre > code", "Code, scrolls sideways"],
+  ["[data-scroll-region]", undefined],
+];
+const SCROLLERS = KINDS.map(([selector]) => selector).join(",");
+const nameOf = (el) => KINDS.find(([selector]) => el.matches(selector))?.[1];
 
 const TOOLBAR = "nav.md-code__nav:not([role])";
-
-// What a box this script makes focusable is called, so a screen reader says what the stop is; a box
-// that has a role of its own or opted in (data-scroll-region) is named by its owner.
-const NAMES = [
-  [".md-typeset div.arithmatex", "Formula, scrolls sideways"],
-  [".md-typeset .tabbed-labels", "Tab labels, scroll sideways"],
-  [".md-typeset .md-typeset__scrollwrap", "Table, scrolls sideways"],
-  [".md-typeset pre > code", "Code, scrolls sideways"],
-];
-const nameOf = (el) => NAMES.find(([selector]) => el.matches(selector))?.[1];
 
 // root itself (when it matches) and everything under it that matches; does root hold any?
 const within = (root, selector) => [...(root.matches?.(selector) ? [root] : []), ...root.querySelectorAll(selector)];
