@@ -42,7 +42,6 @@ def check_fits(docs: list[str], block_size: int) -> None:
         )
 
 
-# --8<-- [start:train_step]
 def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     """One update from one document; returns the loss before the update."""
     n = len(tokens) - 1  # positions that have a next token to predict
@@ -59,7 +58,6 @@ def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     loss.backward()
     optimizer.step()  # reads each p.grad, moves p.data, sets p.grad to 0
     return loss.data
-    # --8<-- [end:train_step]
 
 
 @dataclass

@@ -494,12 +494,14 @@ def test_prose_that_mentions_an_escaped_snippet_marker_keeps_its_line(project, t
     assert "A section starts with <code># --8&lt;-- [start:seed]</code>, and this line stays." in text
 
 
-def test_a_renamed_end_marker_fails_the_build(tmp_path):
+def test_a_renamed_function_fails_the_build(tmp_path):
+    """A page embeds mlp by name: renamed in the source, the build names what is gone."""
     project = copy_project(tmp_path / "project")
-    engine = project / "microgpt" / "engine.py"
-    engine.write_text(engine.read_text().replace("# --8<-- [end:topo]", "# --8<-- [end:topo_order]"))
+    model = project / "microgpt" / "model.py"
+    model.write_text(model.read_text().replace("mlp(", "feed_forward("))
     result = build(project, tmp_path / "site")
-    assert result.returncode != 0 and "end of section 'topo_order'" in result.stderr, result.stderr[-2000:]
+    assert result.returncode != 0, result.stderr[-2000:]
+    assert "embed of microgpt/model.py: no function, class or name 'mlp'" in result.stderr, result.stderr[-2000:]
 
 
 def test_numbers_follow_lines_added_to_the_file(tmp_path, built_site):

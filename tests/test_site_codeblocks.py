@@ -42,7 +42,7 @@ CHAIN = """
     # A page
 
     ```python
-    --8<-- "microgpt/engine.py:topo"
+    --8<-- "microgpt/engine.py:topological_order"
     ```
 
     <!--pytest-codeblocks:cont-->
