@@ -71,7 +71,6 @@ def _missing() -> str | None:
 if (_why := _missing()) is not None:
     unavailable(_why)
 
-import page_assets  # noqa: E402  (docs/hooks/page_assets.py: the id of each page's script loader)
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
@@ -95,17 +94,14 @@ def _pages() -> list[str]:
 PAGES = _pages()
 
 
-# A page's scripts are added by its loader once the page has first painted (docs/hooks/after_paint.js),
-# and that paint waits until the whole page is parsed and laid out: on a busy machine the network can
-# be quiet for longer than "networkidle" waits (500 ms) before the scripts are even asked for. A test
-# opens a page with `open_page`, which also waits until every script the loader lists has arrived.
-SCRIPTS_ARRIVED = f"""() => {{
-  const loader = document.getElementById("{page_assets.LOADER_ID}");
-  if (!loader) return false;  // not this page's document yet
-  const wanted = [loader.dataset.theme, ...JSON.parse(loader.dataset.scripts).map((s) => s.src)];
+# On a busy machine the network can be quiet for longer than "networkidle" waits (500 ms) before a
+# page's scripts have all arrived: a test opens a page with `open_page`, which also waits until every
+# script the page names has arrived and the theme's bundle has started (its document$ is there).
+SCRIPTS_ARRIVED = """() => {
+  if (!window.document$) return false;
   const arrived = new Set(performance.getEntriesByType("resource").map((r) => r.name));
-  return wanted.every((src) => arrived.has(new URL(src, location.href).href));
-}}"""
+  return [...document.querySelectorAll("script[src]")].every((s) => arrived.has(s.src));
+}"""
 
 
 def open_page(page: Page, url: str):

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 
-import page_assets  # docs/hooks/page_assets.py, the build hook that writes each page's loader
 import pytest
-import slim_code  # docs/hooks/slim_code.py: the tokens it writes as plain text
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
     DESKTOP,
     DOCS,
@@ -88,16 +86,16 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
     w = Watched(browser, base_url)
     requested: list[str] = []
     w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
-    w.page.add_init_script(PARSED_TO_THE_END)
     try:
         open_page(w.page, base_url + path)
         page = w.page
-        # no render-blocking stylesheet but the theme's two; the site's own CSS is inlined per page
+        # the theme's stylesheets, the site's, and the styles of what this page has (overrides/main.html)
         sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
-        assert len(sheets) == 2 and all("assets/stylesheets/" in h for h in sheets), sheets
-        styles = page.eval_on_selector_all("style[data-asset]", "ss => ss.map(s => s.dataset.asset)")
+        own = sorted(h.rsplit("/", 1)[1] for h in sheets if "assets/stylesheets/" not in h)
         has_math = page.locator(".katex").count() > 0
-        assert ("stylesheets/math.css" in styles) == has_math, (path, styles)
+        assert ("math.css" in own) == has_math, (path, own)
+        assert ("widgets.css" in own) == _has_widget(page), (path, own)
+        assert ("run.css" in own) == (page.locator("[data-mg-run]").count() > 0), (path, own)
         assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
         # the math font comes from the page's <head> (docs/hooks/math_font.py); a font that layout
         # found later would re-wrap the formulas as it arrived and move the text below them
@@ -105,47 +103,15 @@ def test_each_page_loads_only_what_it_uses(browser, base_url, path):
         preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
         fonts = sorted({base_url + u for u in requested if u.endswith(".woff2")})
         assert fonts == sorted(preloaded), path
-        # every script, the theme's bundle first, is fetched after the first text is on screen
-        # (docs/hooks/after_paint.js); that the bundle still starts, the search below shows
-        fetched = page.evaluate(SCRIPTS_AND_FIRST_PAINT)
-        assert fetched["scripts"] and fetched["scripts"][0]["name"].endswith(".min.js"), fetched
-        early = [s["name"] for s in fetched["scripts"] if s["start"] < fetched["paint"]]
-        assert early == [], f"fetched before the first paint at {fetched['paint']:.0f} ms: {early}"
-        # ... and that first paint came once the whole page was parsed (docs/hooks/page_assets.py)
-        parsed = page.evaluate("window.parsedToTheEnd")
-        assert parsed is not None and parsed <= fetched["paint"], (parsed, fetched["paint"])
-        widget_js = [u for u in requested if "/javascripts/widgets/" in u]
+        # a widget's code is fetched only on a page with a widget (the entry point is on every page)
+        widget_js = [u for u in requested if "/javascripts/widgets/" in u and not u.endswith("/index.js")]
         assert bool(widget_js) == _has_widget(page), (path, widget_js)
-        assert ("stylesheets/widgets.css" in styles) == _has_widget(page), (path, styles)
-        # nobody's JupyterLab stylesheet, and Material's search index and search worker only once
-        # search is opened (the worker starts when the bundle hands it the index)
+        # nobody's JupyterLab stylesheet; the search worker is the site's, which stems each word of a query
         assert page.locator("style:has-text('--jp-')").count() == 0
-        assert not any(u.endswith("search_index.json") for u in requested), "the search index loaded before search"
-        workers = [u for u in requested if "search-worker.js" in u or "/workers/search." in u]
-        assert workers == [], f"the search worker started before search: {workers}"
-        index = page.expect_request(re.compile(r"search/search_index\.json$"))
-        worker = page.expect_request(re.compile(r"/workers/search\.[0-9a-f]+\.min\.js$"))
-        with index, worker:
-            page.locator(".md-search__input").focus()
+        assert any("javascripts/search-worker.js?worker=" in u for u in requested), requested
         assert w.problems() == []
     finally:
         w.close()
-
-
-# when the parser added the page's last element, the loader (run before the page's own scripts)
-PARSED_TO_THE_END = f"""new MutationObserver((_, observer) => {{
-  if (!document.getElementById("{page_assets.LOADER_ID}")) return;
-  window.parsedToTheEnd = performance.now();
-  observer.disconnect();
-}}).observe(document, {{ childList: true, subtree: true }});"""
-
-# the scripts the page fetched (in the order they started) and when its first text was painted
-SCRIPTS_AND_FIRST_PAINT = """() => ({
-  paint: performance.getEntriesByName("first-contentful-paint")[0].startTime,
-  scripts: performance.getEntriesByType("resource")
-    .filter((r) => /\\.m?js$/.test(new URL(r.name).pathname))
-    .map((r) => ({ name: new URL(r.name).pathname, start: r.startTime })),
-})"""
 
 
 @pytest.mark.parametrize("query", ["accumulate", "accumulating", "accumulated"])
@@ -308,37 +274,6 @@ def test_a_formula_in_a_line_of_text_does_not_make_the_line_taller(browser, base
         w.close()
 
 
-# The build writes some kinds of token as plain text (docs/hooks/slim_code.py): a token of each kind
-# put back into a code block, beside the code's own text, must be drawn exactly like that text.
-LOOKS = ["color", "backgroundColor", "fontFamily", "fontSize", "fontStyle", "fontWeight", "textDecorationLine"]
-TOKEN_AS_TEXT = """([kinds, looks]) => {
-  const code = document.querySelector('article .highlight pre > code');
-  const span = (kind) => Object.assign(document.createElement('span'), {className: kind, textContent: 'x'});
-  const added = kinds.map((kind) => code.appendChild(span(kind)));
-  const style = (el) => looks.map((p) => getComputedStyle(el)[p]);
-  const text = style(code);
-  const drawn = added.map((el) => [el.className, style(el)]);
-  added.forEach((el) => el.remove());
-  return [text, drawn];
-}"""
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_tokens_the_build_writes_as_text_look_like_the_code_around_them(browser, base_url, scheme):
-    w = _open(browser, base_url, "/training/", scheme)
-    try:
-        text, drawn = w.page.evaluate(TOKEN_AS_TEXT, [list(slim_code.PLAIN), LOOKS])
-        transparent = "rgba(0, 0, 0, 0)"  # a span's own background: the code's shows through
-        for kind, looks in drawn:
-            assert [transparent if p == "backgroundColor" else v for p, v in zip(LOOKS, text)] == looks, kind
-        # and a kind the build keeps is told apart by this check: punctuation has a colour of its own
-        punctuation = w.page.evaluate(TOKEN_AS_TEXT, [["p"], LOOKS])[1][0][1]
-        assert punctuation[0] != text[0]
-        assert w.problems() == []
-    finally:
-        w.close()
-
-
 BOX = ":is(pre > code, div.arithmatex)"  # what scroll-regions.js marks, that a note holds
 # each box in the note: how far it is wider than itself, and whether a keyboard can reach it
 BOXES_IN = """([note, box]) => [...note.querySelectorAll(box)]
@@ -373,15 +308,6 @@ def _scheme(page: Page) -> str:
 
 
 def test_the_light_dark_toggle_follows_the_system_and_then_the_readers_choice(browser, base_url):
-    # the page alone (the theme's bundle never arrives) gives a dark system the dark palette
-    w = Watched(browser, base_url, scheme="dark")
-    try:
-        w.page.route(re.compile(r"/bundle\.[0-9a-f]+\.min\.js$"), lambda route: route.abort())
-        w.page.goto(base_url + "/chain-rule/")
-        assert _scheme(w.page) == "slate dark"
-    finally:
-        w.close()
-
     w = Watched(browser, base_url, scheme="dark")
     page = w.page
     try:

@@ -6,7 +6,6 @@ the project with one deliberate mistake and check that the build fails, naming t
 
 import html
 import io
-import json
 import re
 import textwrap
 
@@ -18,16 +17,12 @@ from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_pa
 require_docs_toolchain()
 
 import math_font  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
-import slim_code  # noqa: E402
-import table_boxes  # noqa: E402
 import typeset_math  # noqa: E402
 from fontTools.ttLib import TTFont  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
-# a code block, and the box the build puts a python block in (it carries the data-mg-* attributes)
-BLOCK = re.compile(
-    r'(?:<div class="mg-run"(?P<box>[^>]*)>)?<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>'
-)
+# a code block, with the attributes the build gives it (a python block's data-mg-* are the runner's)
+BLOCK = re.compile(r'<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>')
 GUTTER = re.compile(r'<a href="#__codelineno-\d+-(?P<n>\d+)">\s*(?P<shown>\d+)</a>')
 LINE = re.compile(r'<span id="__span-\d+-(?P<n>\d+)">(?P<code>.*?)(?=<span id="__span-|</code>)', re.S)
 
@@ -50,8 +45,7 @@ def test_every_python_block_carries_the_run_metadata(built_site):
                 want.append(("text", f' data-mg-expected="{fence.expected_for}"'))
             else:
                 want.append((fence.info, ""))
-        assert all(not box or lang == "python" and "data-mg" not in attrs for box, lang, attrs in shown), page.name
-        got = [(lang, re.sub(r'(data-mg-cont)="data-mg-cont"', r"\1", box or attrs)) for box, lang, attrs in shown]
+        got = [(lang, re.sub(r'(data-mg-cont)="data-mg-cont"', r"\1", attrs)) for lang, attrs in shown]
         assert got == want, page.name
         checked_outputs += sum(lang == "text" and "data-mg-expected" in attrs for lang, attrs in got)
     assert checked_outputs > 0  # the pages show checked outputs, and each carries its block's number
@@ -99,64 +93,6 @@ def test_every_exempt_number_is_listed_with_its_reason_on_its_page(built_site):
 
 def test_the_hooks_are_not_pages_of_the_site(built_site):
     assert not list(built_site.glob("hooks/**/*.py")) and not (built_site / "hooks").exists()
-
-
-SCRIPT_TAG = re.compile(r"<script\b[^>]*\bsrc=[^>]*>")
-LOADER = re.compile(r'<script id="(?P<id>[^"]+)" data-theme="(?P<theme>[^"]+)" data-scripts="(?P<scripts>[^"]*)">')
-
-
-def test_every_script_waits_for_the_first_paint(built_site):
-    """No page has a script tag of its own: one loader at the end of <body> adds them all after the first paint,
-    which waits until the parser has reached the loader."""
-    pages = sorted(built_site.rglob("index.html"))
-    assert len(pages) >= len(DOCS)
-    modules = 0
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
-        assert SCRIPT_TAG.findall(text) == [], page
-        loaders = LOADER.findall(text)
-        assert len(loaders) == 1, page
-        loader_id, theme, listed = loaders[0][0], loaders[0][1], json.loads(html.unescape(loaders[0][2]))
-        # the loader is the page's last element, and <head> makes the first paint wait until it is parsed
-        end = re.search(r"</script>\s*</body>\s*</html>\s*$", text)
-        assert end and text.rindex("<script", 0, end.start()) == text.index(f'<script id="{loader_id}"'), page
-        head = text[: text.index("</head>")]
-        assert head.count('rel="expect"') == 1 and f'<link rel="expect" href="#{loader_id}" blocking="render">' in head
-        assert text.count(f'id="{loader_id}"') == 1, page
-        assert re.fullmatch(r"(\.\./)*assets/javascripts/bundle\.[0-9a-f]+\.min\.js", theme), theme
-        assert "javascripts/scroll-regions.js" in listed[0]["src"]  # on every page, classic
-        for script in [{"src": theme}, *listed]:
-            assert (page.parent / script["src"]).resolve().is_file(), (page, script)
-        modules += sum(s["module"] for s in listed)
-    assert modules >= 10  # the widget and Run-button pages are among them
-
-
-def test_every_markdown_table_is_in_a_box_of_its_own(built_site):
-    """The theme's script moves each table into a scroll box when it starts; a table that was a child of
-    the article itself would make Chromium restyle the whole article for it (docs/hooks/table_boxes.py)."""
-    found = 0
-    for page in DOCS:
-        text = site_page(built_site, page)
-        for table in re.finditer(r"<table>", text):
-            found += 1
-            assert text[: table.start()].endswith(f'<div class="{table_boxes.BOX}">'), page.name
-    assert found >= 2  # /forward-graph/ and /about/ have one each
-
-
-@pytest.mark.parametrize(
-    "html, boxed",
-    [
-        ("<p>a</p>\n<table>\n<thead><tr><th>x</th></tr></thead>\n</table>\n<p>b</p>", True),
-        ('<table class="highlighttable"><tr><td>code</td></tr></table>', False),  # not Markdown's
-    ],
-)
-def test_the_table_box_goes_round_markdown_tables_only(html, boxed):
-    out = table_boxes.on_page_content(html, page=None, config=None, files=None)
-    if boxed:
-        table = html[html.index("<table>") : html.index("</table>") + len("</table>")]
-        assert out == html.replace(table, f'<div class="{table_boxes.BOX}">{table}</div>')
-    else:
-        assert out == html
 
 
 @pytest.mark.parametrize(
@@ -301,68 +237,6 @@ def test_no_formula_of_the_built_site_carries_its_tex(built_site):
     assert [t for t in pages if "<annotation" in t or "<semantics" in t] == []
 
 
-@pytest.mark.parametrize(
-    ("code", "slimmed"),
-    [
-        # a name and a space are text; the punctuation around them stays a token of its own
-        (
-            '<span class="n">grad</span><span class="w"> </span><span class="o">+=</span>',
-            'grad <span class="o">+=</span>',
-        ),
-        # tokens of one kind side by side are one
-        ('<span class="p">(</span><span class="p">)</span><span class="p">,</span>', '<span class="p">(),</span>'),
-        # a name is text wherever it is, in a highlighted line too
-        ('<span class="p">(</span><span class="n">a</span>', '<span class="p">(</span>a'),
-        ('<span class="hll"><span class="n">x</span></span>', '<span class="hll">x</span>'),
-    ],
-)
-def test_code_keeps_its_text_in_fewer_elements(code, slimmed):
-    assert slim_code.slim(code) == slimmed
-
-
-@pytest.mark.parametrize(
-    "code",
-    [
-        '<span class="p">)</span><span class="o">.</span>',  # two kinds
-        '<span class="p">(</span>x<span class="p">)</span>',  # one kind, apart
-        '<span id="__span-0-1"><a id="__codelineno-0-1"></a></span>',  # a line: more than a class
-        '<span class="hll">x\n</span><span class="hll">y\n</span>',  # highlighted lines: blocks of their own
-    ],
-)
-def test_code_that_would_not_get_lighter_is_left_as_it_is(code):
-    assert slim_code.slim(code) == code
-
-
-def test_only_code_blocks_are_slimmed():
-    page = '<p><span class="n">x</span></p><pre><code><span class="n">x</span></code></pre>'
-    assert (
-        slim_code.on_page_content(page, page=None, config=None, files=None)
-        == '<p><span class="n">x</span></p><pre><code>x</code></pre>'
-    )
-
-
-def test_no_code_block_of_the_built_site_holds_a_plain_token_or_two_of_a_kind_side_by_side(built_site):
-    blocks = [
-        b for p in sorted(built_site.rglob("index.html")) for b in slim_code.PRE.findall(p.read_text(encoding="utf-8"))
-    ]
-    assert len(blocks) > 100 and sum('<span class="p">' in b for b in blocks) > 50
-    assert [b[:200] for b in blocks if slim_code.PLAIN_TOKEN.search(b) or slim_code.RUN.search(b)] == []
-
-
-def test_an_operator_in_a_script_gets_no_space_around_it():
-    formula = (
-        f'<span class="katex"><math xmlns="{typeset_math.MATHML}"><semantics><mrow>'
-        "<msup><mi>X</mi><mrow><mi>n</mi><mo>−</mo><mn>1</mn></mrow></msup><mo>=</mo><mrow></mrow>"
-        '<msub><mi>p</mi><mrow><mi>t</mi><mo separator="true">,</mo><mi>j</mi></mrow></msub></mrow>'
-        '<annotation encoding="application/x-tex">X^{n-1} = {} p_{t,j} &lt; &amp;</annotation>'
-        "</semantics></math></span>"
-    )
-    out = typeset_math.script_spacing(formula)
-    assert out.count('lspace="0em" rspace="0em"') == 2  # the − and the comma, not the = on the line
-    assert "<mo>=</mo>" in out and "&lt; &amp;</annotation>" in out  # the TeX comes back escaped as it was
-    assert out.startswith(f'<span class="katex"><math xmlns="{typeset_math.MATHML}"><semantics>')
-
-
 def test_a_hat_is_the_circumflex_a_math_font_places():
     hat = '<mover accent="true"><mi>y</mi><mo>^</mo></mover>'
     assert typeset_math.accents(hat) == '<mover accent="true"><mi>y</mi><mo>\u0302</mo></mover>'
@@ -427,8 +301,8 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
     assert font["head"].modified == whole["head"].modified  # dated as its source, not as the build: reproducible
 
 
-def test_every_math_page_preloads_the_math_font_and_runs_its_own_palette(built_site):
-    """Each page with formulas gets the math font from <head>; the light/dark toggle is not the theme bundle's."""
+def test_every_math_page_preloads_the_math_font(built_site):
+    """Each page with formulas gets the math font from <head>, and no other page does."""
     font = built_site / math_font.SITE_PATH
     cmap = set(TTFont(font).getBestCmap())
     with_math = 0
@@ -442,7 +316,6 @@ def test_every_math_page_preloads_the_math_font_and_runs_its_own_palette(built_s
             assert {ord(c) for c in math_font.characters(text)} <= cmap, page
         else:
             assert preloads == [], page
-        assert 'data-md-component="palette"' not in text and "data-mg-palette" in text, page
     assert with_math >= 10
 
 

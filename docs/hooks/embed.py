@@ -9,14 +9,9 @@ there fails the build with the page and line. Then, in the in-memory Markdown on
   line numbers (--8<-- "microgpt/file.py:A:B"), with the title "file — lines A–B", a gutter starting
   at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do;
-- after rendering, each python block is put in the box the in-browser runner fills with its
-  buttons, output and verdict (`<div class="mg-run">`, which takes over the data-mg-* attributes).
-  The page is built with it, not given it by a script: an element a script inserts into the article
-  makes the browser restyle the whole article (theme rules such as `.md-content__inner >
-  :last-child` depend on its children), once more for every page load;
 - the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
 
-After rendering, the page must hold exactly the code blocks that were read (an indented code
+After rendering (read only), the page must hold exactly the code blocks that were read (an indented code
 block, or a fence the parser missed, fails the build).
 """
 
@@ -38,8 +33,6 @@ NEEDS_NAMES = {"torch": "PyTorch", "numpy": "NumPy"}
 if set(NEEDS_NAMES) != mdblocks.NEEDS:
     raise PluginError(f"embed.NEEDS_NAMES names {sorted(NEEDS_NAMES)}, mdblocks.NEEDS allows {sorted(mdblocks.NEEDS)}")
 CODE_BLOCK = re.compile(r'<div class="(?:language-(?P<lang>[\w-]+) )?highlight"')
-RUN_BLOCK = re.compile(r'<div class="language-python highlight"(?P<attrs>(?: data-mg-[\w-]+(?:="[^"]*")?)+)')
-DIV_TAG = re.compile(r"<div\b|</div>")
 _pages: dict[str, mdblocks.Page] = {}
 
 
@@ -53,6 +46,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if not source.endswith(markdown):
         raise PluginError(f"{page.file.src_uri}: another plugin changed the Markdown before docs/hooks/embed.py")
     _pages[page.file.src_uri] = parsed
+    # what overrides/main.html gives the page styles for
+    page.meta["mg_run"] = bool(parsed.blocks)
+    page.meta["mg_widgets"] = 'class="autograd-' in markdown
     lines = parsed.lines[:]
     for fence in parsed.fences:
         if attributes(fence):
@@ -105,26 +101,6 @@ def on_page_content(html_text: str, page, config, files) -> str:
             f"{where}: the page shows {len(shown)} code blocks ({shown.count('python')} python), the tests read "
             f"{len(parsed.fences)} ({len(parsed.blocks)} python): an indented code block, or code in raw HTML?"
         )
-    if html_text.count("data-mg-run=") != len(parsed.blocks):
+    if html_text.count("data-mg-run=") != len(parsed.blocks):  # the runner finds the blocks by it
         raise PluginError(f"{where}: a python block lost its data-mg-run attribute")
-    html_text = boxed(html_text, where)
-    if html_text.count('<div class="mg-run"') != len(parsed.blocks):  # the runner reads only boxed blocks
-        raise PluginError(f"{where}: a python block was not put in its run box; has superfences' markup changed?")
     return html_text
-
-
-def boxed(html_text: str, where: str) -> str:
-    """Each python block inside <div class="mg-run" data-mg-...>, its data-mg-* attributes moved there."""
-    out, pos = [], 0
-    for m in RUN_BLOCK.finditer(html_text):
-        depth = 0
-        for tag in DIV_TAG.finditer(html_text, m.start()):  # code is escaped: every <div is markup
-            depth += 1 if tag[0] == "<div" else -1
-            if depth == 0:
-                break
-        if depth:
-            raise PluginError(f"{where}: a python block's <div> is never closed")
-        block = html_text[m.start() : tag.end()].replace(m["attrs"], "", 1)
-        out += [html_text[pos : m.start()], f'<div class="mg-run"{m["attrs"]}>', block, "</div>"]
-        pos = tag.end()
-    return "".join(out) + html_text[pos:]

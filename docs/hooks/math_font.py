@@ -10,9 +10,9 @@ the Mathematical Italic letters of Unicode, not in a slanted font) and the glyph
 builds from them: about 30 KB, written into the built site by `on_post_build`. One of the MATH
 table's constants is changed on the way, so that subscripts sit as TeX sets them (see `subset`).
 
-Every page with a formula gets the `@font-face` rule and a `<link rel="preload">` in <head>
-(`on_post_page`), so the font is on its way before the first layout: text laid out in a fallback
-font and again in this one would move. The font's site path and family name are written only here.
+Every page with a formula gets a `<link rel="preload">` for it in <head> (overrides/main.html, from
+`config.extra.math_font`), so the font is on its way before the first layout: text laid out in a
+fallback font and again in this one would move. docs/stylesheets/math.css holds its @font-face.
 
 Run it after docs/hooks/typeset_math.py, which writes the formulas into the page.
 """
@@ -27,7 +27,6 @@ from pathlib import Path
 from fontTools import subset as font_subset
 from fontTools.ttLib import TTFont
 from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
 
 from microgpt.files import write_atomically
 
@@ -46,7 +45,6 @@ ITALIC = [*range(0x1D434, 0x1D468), 0x210E, *range(0x1D6E2, 0x1D71C)]
 DRAWN_FOR = {"<msqrt": "√", "<mroot": "√"}
 
 _used: set[str] = set()
-_pages_with_math = 0
 
 
 def characters(page_html: str) -> set[str]:
@@ -78,37 +76,24 @@ def subset(font: bytes, used: set[str]) -> bytes:
     return out.getvalue()
 
 
-def head_tags(page_url: str) -> str:
-    url = get_relative_url(SITE_PATH, page_url)
-    return (
-        f'<link rel="preload" href="{url}" as="font" type="font/woff2" crossorigin>'
-        f'<style data-asset="{SITE_PATH}">@font-face{{font-family:"{FAMILY}";'
-        f'src:url({url}) format("woff2");font-display:block}}'
-        f'math{{font-family:"{FAMILY}",math}}</style>'
-    )
+def on_config(config):
+    config.extra["math_font"] = SITE_PATH  # preloaded by overrides/main.html; docs/stylesheets/math.css names it
+    return config
 
 
 def on_pre_build(config) -> None:
-    global _pages_with_math
     _used.clear()
-    _pages_with_math = 0
     if not SOURCE.is_file():
         raise PluginError(f"{SOURCE.relative_to(ROOT)} is missing: run `npm ci` in {ROOT}")
 
 
 def on_post_page(output: str, page, config) -> str:
-    global _pages_with_math
-    drawn = characters(output)
-    if not drawn:
-        return output
-    _used.update(drawn)
-    _pages_with_math += 1
-    head, sep, rest = output.partition("</head>")
-    return head + head_tags(page.url) + sep + rest
+    _used.update(characters(output))  # read only: the page is written as it is
+    return output
 
 
 def on_post_build(config) -> None:
-    if not _pages_with_math:
+    if not _used:
         return
     target = Path(config["site_dir"]) / SITE_PATH
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -362,8 +362,10 @@ def on_pre_build(config) -> None:
 
 
 def on_page_content(content: str, page, config, files) -> str:
-    for item in formulas(content, page.toc):
+    found = formulas(content, page.toc)
+    for item in found:
         _wanted.setdefault(item, set()).add(page.file.src_uri)
+    page.meta["mg_math"] = bool(found)  # overrides/main.html gives the page the math styles and font
     return content
 
 

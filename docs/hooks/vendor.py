@@ -73,6 +73,11 @@ def on_config(config):
     for package in BUILD_ONLY:
         check_installed(package)
     vendored_files()
+    # Material's search worker (its file name carries a hash), run by docs/javascripts/search-worker.js
+    workers = [w for d in config.theme.dirs for w in Path(d).glob("assets/javascripts/workers/search.*.min.js")]
+    if len(workers) != 1:
+        raise PluginError(f"expected one search worker in the theme's assets, found {len(workers)}")
+    config.extra["theme_search_worker"] = workers[0].relative_to(workers[0].parents[3]).as_posix()
     return config
 
 

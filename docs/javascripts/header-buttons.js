@@ -7,8 +7,11 @@
 // a focus that a tap causes brings up the keyboard). (A label cannot just be given role="button":
 // ARIA allows no role on a label.) docs/stylesheets/extra.css hides each button where the theme hides
 // its label. Space is also added to the colour-scheme toggle, a radio button
-// that only Enter (the theme's key handling) switched.
+// that only Enter (the theme's key handling) switched, and the search dialog gets the name axe asks
+// of every dialog (Material's role="dialog" has none).
 (() => {
+  const dialog = document.querySelector('.md-search[role="dialog"]:not([aria-label])');
+  dialog?.setAttribute("aria-label", "Search");
   const BUTTONS = [
     ["__drawer", "Navigation menu", null],
     ["__search", "Search", ".md-search__input"], // the element to focus once open

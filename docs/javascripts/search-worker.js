@@ -5,8 +5,8 @@
 // matches, and lunr skips its pipeline, stemmer included, for any word with a "*": the query
 // "accumulated*" then finds nothing. Here the whole words are stemmed before Material's worker
 // reads the query ("accumulated" -> "accumul", then "accumul*"), so every form of a word finds the
-// pages that use any other. overrides/main.html starts this file in place of Material's worker and
-// passes that worker's address as ?worker=.
+// pages that use any other. overrides/main.html names this file as the search worker in the theme's
+// config (Material's own worker's address in ?worker=).
 const QUERY = 2; // Material's message type for a query (its worker's SETUP = 0, READY = 1, RESULT = 3)
 const WORD = /^[a-z]+$/i;
 

@@ -210,11 +210,24 @@ function mount(el, blocks) {
 }
 
 /**
- * Give every marked block under root its Run button (or its "needs" note); safe to call again. The
- * build put each block in its box (div.mg-run[data-mg-run], docs/hooks/embed.py), so that the block,
- * its buttons, output and verdict live in one element.
+ * The box a block, its buttons, output and verdict live in: the build marks each block's
+ * div.highlight (data-mg-run, docs/hooks/embed.py); the box takes over its data-mg-* attributes.
  */
+function boxed(el) {
+  if (!el.matches(".highlight")) return el;
+  const box = Object.assign(document.createElement("div"), { className: "mg-run" });
+  for (const name of el.getAttributeNames().filter((a) => a.startsWith("data-mg-"))) {
+    box.setAttribute(name, el.getAttribute(name));
+    el.removeAttribute(name);
+  }
+  el.replaceWith(box);
+  box.append(el);
+  return box;
+}
+
+/** Give every marked block under root its Run button (or its "needs" note); safe to call again. */
 export function mountBlocks(root) {
-  const blocks = [...root.querySelectorAll("[data-mg-run]")].sort((a, b) => a.dataset.mgRun - b.dataset.mgRun);
+  const blocks = [...root.querySelectorAll("[data-mg-run]")].map(boxed);
+  blocks.sort((a, b) => a.dataset.mgRun - b.dataset.mgRun);
   for (const el of blocks) if (!el.mgRun) mount(el, blocks);
 }

@@ -1,31 +1,28 @@
-// Entry point: mount every widget the build placed on the page, again after each instant navigation.
-import { watchScroll } from "./format.js";
-import { mountCheck } from "./check.js";
-import { mountPlayground } from "./playground.js";
-import { mountStepper } from "./stepper.js";
-
+// Entry point, loaded on every page: mount every widget the build placed on the page, again after each
+// instant navigation. A widget's module is fetched only on a page that has one.
 const MOUNTS = [
-  [".autograd-widget", mountStepper],
-  [".autograd-playground", mountPlayground],
-  ["form.autograd-check", mountCheck],
-  [".autograd-diagram .autograd-scroll", watchScroll],
+  [".autograd-widget", () => import("./stepper.js").then((m) => m.mountStepper)],
+  [".autograd-playground", () => import("./playground.js").then((m) => m.mountPlayground)],
+  ["form.autograd-check", () => import("./check.js").then((m) => m.mountCheck)],
+  [".autograd-diagram .autograd-scroll", () => import("./format.js").then((m) => m.watchScroll)],
 ];
 
 export function mountAll() {
-  for (const [selector, mount] of MOUNTS) {
-    for (const el of document.querySelectorAll(selector)) {
-      if (el.dataset.mounted) continue;
-      el.dataset.mounted = "true";
-      try {
-        mount(el);
-      } catch (err) {
-        el.dataset.mounted = "error";
-        console.error("autograd widget failed", err);
+  for (const [selector, load] of MOUNTS) {
+    const found = [...document.querySelectorAll(selector)].filter((el) => !el.dataset.mounted);
+    if (!found.length) continue;
+    for (const el of found) el.dataset.mounted = "true";
+    load().then((mount) => {
+      for (const el of found) {
+        try {
+          mount(el);
+        } catch (err) {
+          el.dataset.mounted = "error";
+          console.error("autograd widget failed", err);
+        }
       }
-    }
+    });
   }
 }
 
-if (window.document$) window.document$.subscribe(mountAll);
-else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
-else mountAll();
+window.document$.subscribe(mountAll); // Material's observable: this page, then each page instant navigation shows
