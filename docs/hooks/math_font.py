@@ -7,14 +7,13 @@ none with that table, so the site serves one: STIX Two Math from npm (@fontsourc
 pinned in package.json). Whole, it is 400 KB; the site's formulas use a few dozen characters, so
 `subset` keeps only those, their italic forms (the browser draws a single-letter variable in
 the Mathematical Italic letters of Unicode, not in a slanted font) and the glyphs the MATH table
-builds from them: about 30 KB, written into the built site by `on_post_build`. One of the MATH
+builds from them: about 30 KB, written into the built site by docs/hooks/formulas.py. One of the MATH
 table's constants is changed on the way, so that subscripts sit as TeX sets them (see `subset`).
 
 Every page with a formula gets a `<link rel="preload">` for it in <head> (overrides/main.html, from
 `config.extra.math_font`), so the font is on its way before the first layout: text laid out in a
 fallback font and again in this one would move. docs/stylesheets/math.css holds its @font-face.
 
-Run it after docs/hooks/typeset_math.py, which writes the formulas into the page.
 """
 
 from __future__ import annotations
@@ -26,9 +25,6 @@ from pathlib import Path
 
 from fontTools import subset as font_subset
 from fontTools.ttLib import TTFont
-from mkdocs.exceptions import PluginError
-
-from microgpt.files import write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SOURCE = ROOT / "node_modules" / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
@@ -43,8 +39,6 @@ TAG = re.compile(r"<[^>]+>")
 ITALIC = [*range(0x1D434, 0x1D468), 0x210E, *range(0x1D6E2, 0x1D71C)]
 # Glyphs the browser draws for an element, with no character of the page's text: a root's radical.
 DRAWN_FOR = {"<msqrt": "√", "<mroot": "√"}
-
-_used: set[str] = set()
 
 
 def characters(page_html: str) -> set[str]:
@@ -74,28 +68,3 @@ def subset(font: bytes, used: set[str]) -> bytes:
     out = io.BytesIO()
     loaded.save(out)
     return out.getvalue()
-
-
-def on_config(config):
-    config.extra["math_font"] = SITE_PATH  # preloaded by overrides/main.html; docs/stylesheets/math.css names it
-    return config
-
-
-def on_pre_build(config) -> None:
-    _used.clear()
-    if not SOURCE.is_file():
-        raise PluginError(f"{SOURCE.relative_to(ROOT)} is missing: run `npm ci` in {ROOT}")
-
-
-def on_post_page(output: str, page, config) -> str:
-    _used.update(characters(output))  # read only: the page is written as it is
-    return output
-
-
-def on_post_build(config) -> None:
-    if not _used:
-        return
-    target = Path(config["site_dir"]) / SITE_PATH
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # written whole or not at all: `mkdocs serve` may be serving the old file meanwhile
-    write_atomically(target, subset(SOURCE.read_bytes(), _used))

@@ -9,8 +9,8 @@ and marks every cell focusable. Here, for .ipynb pages only (`on_page_content`):
 * code cells become the site's code blocks (`div.language-python.highlight > pre > code`), so
   they get the theme's syntax colours, copy button and scrolling; text outputs become the
   site's output blocks, labelled as outputs;
-* `$...$` and `$$...$$` in Markdown cells become arithmatex markup, typeset like every other
-  formula by docs/hooks/typeset_math.py (list this hook before typeset_math.py);
+* `$...$` and `$$...$$` in Markdown cells are typeset like every other formula, by
+  docs/hooks/typeset_math.py's `typeset`;
 * code cells tagged "solution" are wrapped in a closed <details> ("Solution"), so the reader
   tries the exercise first (in Jupyter the same cells are collapsed by their metadata);
 * heading anchors get the theme's permalink class; cells are no longer tab stops;
@@ -20,8 +20,10 @@ and marks every cell focusable. Here, for .ipynb pages only (`on_page_content`):
 
 from __future__ import annotations
 
+import html
 import re
 
+import typeset_math
 from mkdocs.exceptions import PluginError
 
 STRIP = [
@@ -66,14 +68,19 @@ def _output(m: re.Match) -> str:
     )
 
 
-def _math_outside_code(text: str) -> str:
+def _formula(tag: str, tex: str, display: bool, where: str) -> str:
+    (mathml,) = typeset_math.typeset([(html.unescape(tex), display)], where)
+    return f'<{tag} class="arithmatex">{mathml}</{tag}>'
+
+
+def _math_outside_code(text: str, where: str) -> str:
     parts = CODE_SPAN.split(text)
     out = []
     for k, part in enumerate(parts):
         if k % 3 == 0:  # prose between <code>/<pre> elements (split also returns the two groups)
-            part = DISPLAY_PARAGRAPH.sub(lambda m: f'<div class="arithmatex">\\[{m[1]}\\]</div>', part)
-            part = DISPLAY_MATH.sub(lambda m: f'<span class="arithmatex">\\[{m[1]}\\]</span>', part)
-            part = INLINE_MATH.sub(lambda m: f'<span class="arithmatex">\\({m[1]}\\)</span>', part)
+            part = DISPLAY_PARAGRAPH.sub(lambda m: _formula("div", m[1], True, where), part)
+            part = DISPLAY_MATH.sub(lambda m: _formula("span", m[1], True, where), part)
+            part = INLINE_MATH.sub(lambda m: _formula("span", m[1], False, where), part)
             out.append(part)
         elif k % 3 == 1:
             out.append(part)
@@ -99,12 +106,12 @@ def collapse_solutions(html: str) -> str:
     return "".join(out) + html[pos:]
 
 
-def restyle(body: str) -> str:
+def restyle(body: str, where: str = "notebook") -> str:
     for pattern in STRIP:
         body = pattern.sub("", body)
     body = CODE.sub(_code, body)
     body = TEXT_OUTPUT.sub(_output, body)
-    body = MARKDOWN_CELL.sub(lambda m: m[1] + _math_outside_code(m[2]) + m[3], body)
+    body = MARKDOWN_CELL.sub(lambda m: m[1] + _math_outside_code(m[2], where) + m[3], body)
     body = TAB_STOP.sub(r"\1", body)
     body = collapse_solutions(body)
     return ANCHOR.sub(r'<a class="headerlink" href="\1" title="Permanent link">&para;</a>', body)
@@ -135,6 +142,7 @@ def retitle_toc(toc, body: str) -> None:
 def on_page_content(content: str, page, config, files) -> str:
     if not page.file.src_uri.endswith(".ipynb"):
         return content
-    body = restyle(content)
+    body = restyle(content, page.file.src_uri)
     retitle_toc(page.toc, body)
+    page.meta["mg_math"] = 'class="arithmatex"' in body  # overrides/main.html: the math styles and font
     return body

@@ -1,13 +1,14 @@
-"""Typeset every formula with KaTeX while the site is built, so pages carry finished math.
+"""Typeset every formula with KaTeX while the site is built, at the Markdown stage.
 
-pymdownx.arithmatex (generic mode) leaves `<span class="arithmatex">\\(...\\)</span>` and
-`<div class="arithmatex">\\[...\\]</div>` in the HTML. Rendering them in the reader's browser costs
-every math page KaTeX's 270 KB script, a long main-thread task and a visible jump when the TeX
-turns into formulas. Here they are rendered once, by the KaTeX that `npm ci` installs, in one
-Node process for the whole site (`on_env`, after every page is converted and before any is
-written), and written into each page (`on_post_page`). A formula KaTeX cannot parse fails the
-build with the page and the TeX. Formulas in the table of contents (`\\(...\\)` in headings) are
-rendered the same way. The search index keeps the TeX (it is built from the unrendered page).
+pymdownx.arithmatex (generic mode) finds the formulas of a page and leaves each in an element with
+class "arithmatex" holding `\\(...\\)` or `\\[...\\]`. `TypesetMath`, a Python-Markdown tree
+processor that runs after it (docs/hooks/formulas.py adds the extension), puts KaTeX's rendering in
+each such element, through Markdown's own store of raw HTML. The formulas of a page go to KaTeX in
+one batch, in one Node process for the whole build (`KaTeX`), so a page carries finished math: no
+KaTeX script, no layout shift. A formula KaTeX cannot parse fails the build with the page and the
+TeX. A formula in a line of text keeps the punctuation that touches it on its line ("$d = 10$, then"
+must not break before its comma). docs/hooks/notebook.py typesets a notebook's formulas with
+`typeset` too.
 
 KaTeX writes MathML only (`output: "mathml"`), and the browser lays it out (MathML Core; every
 current browser lays out MathML, Chromium since version 109). KaTeX's other output draws each
@@ -23,12 +24,13 @@ and rows (`lay_out_tables`), a prime as a superscript (`primes_on_the_line`), th
 sign, `+=`, a named function and a × or ⋅ (`operator_spacing`) and around anything in a script
 (`script_spacing`), and the hat accent (`accents`). Anything else outside MathML Core, which the
 browser would ignore without a word, and a stretched brace, which it draws badly, fail the build
-(`not_in_mathml_core`).
-docs/hooks/math_font.py serves the font.
+(`not_in_mathml_core`). The characters the formulas draw are kept in USED: docs/hooks/math_font.py
+cuts the math font to them.
 """
 
 from __future__ import annotations
 
+import atexit
 import html
 import json
 import re
@@ -39,32 +41,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import math_font
+from markdown import Extension
+from markdown.treeprocessors import Treeprocessor
 from mkdocs.exceptions import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 KATEX = ROOT / "node_modules" / "katex"
 HOOK = Path(__file__).name
 
-ARITHMATEX = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>', re.S
-)
-# A formula in a line of text and the punctuation that touches it: "$d = 10$, then" must not break
-# before its comma, which would start the next line.
-INLINE_WITH_PUNCTUATION = re.compile(
-    r"(?P<before>[(\[“‘]?)"
-    r'(?P<math><span class="arithmatex">\\\((?:(?!</span>).)*?\\\)</span>)'
-    r"(?P<after>[,.;:!?)\]”’]*)",
-    re.S,
-)
-TOC_TEXT = re.compile(r'(?P<open><span class="md-ellipsis">)(?P<text>[^<]*?\\\(.*?)(?P<close></span>)', re.S)
-INLINE = re.compile(r"\\\((?P<tex>.*?)\\\)", re.S)
+# what arithmatex leaves in its element (the display TeX HTML-escaped)
+WRAPPED = re.compile(r"\\\((?P<inline>.*)\\\)|\\\[(?P<display>.*)\\\]", re.S)
+# the punctuation that touches an inline formula: before it, after it
+OPENING = re.compile(r"[(\[“‘]$")
+CLOSING = re.compile(r"^[,.;:!?)\]”’]+")
 
-# Reads [[tex, display], ...] as JSON on stdin, writes [{"html": ...} or {"error": ...}, ...].
+# A heading's formulas in its table-of-contents entry, which is plain text: x^2 as x², not x2
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+DIGIT_SUPERSCRIPT = re.compile(r"<msup>(?P<base>(?:(?!</?msup).)*?)<mn>(?P<power>\d+)</mn></msup>", re.S)
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+# Reads one JSON array [[tex, display], ...] per line, writes one [{"html": ...} or {"error": ...}, ...].
 RENDER_JS = """
 const katex = require(process.argv[1]);
-let input = "";
-process.stdin.on("data", (d) => (input += d)).on("end", () => {
-  const out = JSON.parse(input).map(([tex, displayMode]) => {
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const out = JSON.parse(line).map(([tex, displayMode]) => {
     try {
       const options = { displayMode, output: "mathml", throwOnError: true, strict: "error" };
       return { html: katex.renderToString(tex, options) };
@@ -72,7 +73,7 @@ process.stdin.on("data", (d) => (input += d)).on("end", () => {
       return { error: e.message };
     }
   });
-  process.stdout.write(JSON.stringify(out));
+  process.stdout.write(JSON.stringify(out) + "\\n");
 });
 """
 
@@ -124,36 +125,6 @@ ALIGN = ("left", "center", "right")
 STRUT = '<mspace height="0.84em" depth="0.36em"></mspace>'
 TABLE_TAG = re.compile(r"<(?P<end>/?)(?P<name>mtable|mtr|mtd)\b(?P<attrs>[^>]*)>")
 LENGTH = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:em|ex)")
-
-_wanted: dict[tuple[str, bool], set[str]] = {}  # (tex, display) -> pages that use it
-_rendered: dict[tuple[str, bool], str] = {}
-
-
-def formulas(content: str, toc) -> list[tuple[str, bool]]:
-    """(TeX, display?) of every arithmatex element of a page and every \\(...\\) in its headings' titles."""
-    found = [(html.unescape(m["tex"]), m["open"] == "\\[") for m in ARITHMATEX.finditer(content)]
-    stack = list(toc)
-    while stack:
-        item = stack.pop()
-        found += [(html.unescape(t["tex"]), False) for t in INLINE.finditer(item.title)]
-        stack += item.children
-    return found
-
-
-def render_all(items: list[tuple[str, bool]]) -> list[dict]:
-    node = shutil.which("node")
-    if node is None:
-        raise PluginError("KaTeX needs Node.js to typeset the math: install node (the one `npm ci` uses)")
-    done = subprocess.run(
-        [node, "-e", RENDER_JS, str(KATEX)],
-        input=json.dumps(items),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if done.returncode != 0:
-        raise PluginError(f"KaTeX failed: {done.stderr.strip().splitlines()[-1:]} (run `npm ci`?)")
-    return json.loads(done.stdout)
 
 
 def not_in_mathml_core(mathml: str) -> str | None:
@@ -356,65 +327,126 @@ def as_katex_meant(mathml: str) -> str:
     return mathml
 
 
-def on_pre_build(config) -> None:
-    _wanted.clear()
-    _rendered.clear()
+class KaTeX:
+    """One Node process running KaTeX for the whole build: a batch of formulas is one line of JSON each way.
+
+    Each formula's result (its MathML as the page shows it, or what is wrong with it) is kept, so a
+    formula used on several pages, or again by `mkdocs serve`, is typeset once."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[str] | None = None
+        self.done: dict[tuple[str, bool], tuple[str | None, str | None]] = {}  # -> (mathml, problem)
+
+    def start(self) -> subprocess.Popen[str]:
+        if self.process is None or self.process.poll() is not None:
+            node = shutil.which("node")
+            if node is None:
+                raise PluginError("KaTeX needs Node.js to typeset the math: install node (the one `npm ci` uses)")
+            command = [node, "-e", RENDER_JS, str(KATEX)]
+            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            atexit.register(self.process.kill)
+        return self.process
+
+    def typeset(self, items: list[tuple[str, bool]]) -> list[tuple[str | None, str | None]]:
+        todo = [item for item in dict.fromkeys(items) if item not in self.done]
+        if todo:
+            process = self.start()
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(json.dumps(todo) + "\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+            if not line:
+                raise PluginError(f"{HOOK}: KaTeX stopped (run `npm ci`?)")
+            for item, result in zip(todo, json.loads(line)):
+                self.done[item] = checked(item[0], result)
+        return [self.done[item] for item in items]
 
 
-def on_page_content(content: str, page, config, files) -> str:
-    found = formulas(content, page.toc)
-    for item in found:
-        _wanted.setdefault(item, set()).add(page.file.src_uri)
-    page.meta["mg_math"] = bool(found)  # overrides/main.html gives the page the math styles and font
-    return content
+def checked(tex: str, result: dict) -> tuple[str | None, str | None]:
+    """(MathML as the page shows it, None), or (None, what is wrong) for one of KaTeX's results."""
+    if "error" in result:
+        return None, f"cannot typeset `{tex}`: {result['error']}"
+    if (piece := not_in_mathml_core(result["html"])) is not None:
+        return None, f"`{tex}` needs {piece!r}, which browsers do not draw as KaTeX means it"
+    try:
+        return as_katex_meant(result["html"]), None
+    except ET.ParseError as e:  # KaTeX's MathML is XML; a formula it is not could not be rewritten
+        return None, f"`{tex}`: KaTeX's MathML is not well-formed XML ({e})"
 
 
-def on_env(env, config, files):
-    items = sorted(_wanted)
-    problems = []
-    for item, result in zip(items, render_all(items)):
-        if "error" in result:
-            pages = ", ".join(sorted(_wanted[item]))
-            problems.append(f"{pages}: cannot typeset `{item[0]}`: {result['error']}")
-        elif (piece := not_in_mathml_core(result["html"])) is not None:
-            pages = ", ".join(sorted(_wanted[item]))
-            problems.append(f"{pages}: `{item[0]}` needs {piece!r}, which browsers do not draw as KaTeX means it")
-        else:
-            try:
-                _rendered[item] = as_katex_meant(result["html"])
-            except ET.ParseError as e:  # KaTeX's MathML is XML; a formula it is not could not be rewritten
-                pages = ", ".join(sorted(_wanted[item]))
-                problems.append(f"{pages}: `{item[0]}`: KaTeX's MathML is not well-formed XML ({e})")
+KATEX_PROCESS = KaTeX()
+USED: set[str] = set()  # every character the site's formulas draw
+
+
+def typeset(items: list[tuple[str, bool]], where: str) -> list[str]:
+    """The MathML of each (TeX, display?); any formula that cannot be shown as written fails the build."""
+    results = KATEX_PROCESS.typeset(items)
+    problems = [f"{where}: {problem}" for _, problem in results if problem]
     if problems:
         raise PluginError(f"{HOOK}: " + "; ".join(problems))
-    return env
+    out = [mathml for mathml, _ in results if mathml is not None]
+    for mathml in out:
+        USED.update(math_font.characters(mathml))
+    return out
 
 
-def _lookup(tex: str, display: bool) -> str:
-    try:
-        return _rendered[(html.unescape(tex), display)]
-    except KeyError:  # a hook after this one added math to the page
-        raise PluginError(
-            f"{HOOK}: {tex!r} appeared after the pages were converted; list {HOOK} after the hook that adds it"
-        ) from None
+def as_text(mathml: str) -> str:
+    """A formula as plain text, for a table-of-contents entry."""
+    mathml = DIGIT_SUPERSCRIPT.sub(lambda m: m["base"] + m["power"].translate(SUPERSCRIPTS), mathml)
+    return html.unescape(re.sub(r"<[^>]+>", "", mathml))
 
 
-def _typeset(m: re.Match) -> str:
-    display = m["open"] == "\\["
-    return f'<{m["tag"]} class="arithmatex">{_lookup(m["tex"], display)}</{m["tag"]}>'
+def keep_punctuation_on_the_line(parent: ET.Element, el: ET.Element) -> None:
+    """Put an inline formula and the punctuation touching it in one <span class="mg-nobreak">."""
+    k = list(parent).index(el)
+    before_text = (parent[k - 1].tail if k else parent.text) or ""
+    before, after = OPENING.search(before_text), CLOSING.match(el.tail or "")
+    if not (before or after):
+        return
+    box = ET.Element("span", {"class": "mg-nobreak"})
+    if before:
+        box.text = before[0]
+        if k:
+            parent[k - 1].tail = before_text[:-1]
+        else:
+            parent.text = before_text[:-1]
+    rest = el.tail or ""
+    el.tail = after[0] if after else None
+    box.tail = rest[len(after[0]) :] if after else rest
+    parent.remove(el)
+    box.append(el)
+    parent.insert(k, box)
 
 
-def _typeset_toc(m: re.Match) -> str:
-    return m["open"] + INLINE.sub(lambda t: _lookup(t["tex"], False), m["text"]) + m["close"]
+class TypesetMath(Treeprocessor):
+    """Every arithmatex element of a page, with its formula typeset (see the top of this file)."""
+
+    page = "?"  # the page being converted (docs/hooks/formulas.py sets it), for the error messages
+    count = 0  # how many formulas the page last converted has
+
+    def run(self, root: ET.Element) -> None:
+        found = [(parent, el) for parent in root.iter() for el in parent if el.get("class") == "arithmatex"]
+        items = []
+        for _, el in found:
+            m = WRAPPED.fullmatch(el.text or "")
+            if m is None:
+                raise PluginError(f"{HOOK}: {self.page}: arithmatex wrote {el.text!r}; has its output changed?")
+            items.append((m["inline"], False) if m["inline"] is not None else (html.unescape(m["display"]), True))
+        typeset_found = typeset(items, self.page)
+        for (_, el), mathml in zip(found, typeset_found):
+            el.text = as_text(mathml)
+        with_math = (h for h in root.iter() if h.tag in HEADINGS and h.find(".//*[@class='arithmatex']") is not None)
+        for heading in with_math:
+            heading.set("data-toc-label", "".join(heading.itertext()))  # the toc extension reads it, then drops it
+        for (parent, el), mathml in zip(found, typeset_found):
+            el.text = self.md.htmlStash.store(mathml)
+            if el.tag == "span":
+                keep_punctuation_on_the_line(parent, el)
+        TypesetMath.count = len(found)
 
 
-def keep_punctuation_on_the_line(m: re.Match) -> str:
-    if not (m["before"] or m["after"]):
-        return m[0]
-    return f'<span class="mg-nobreak">{m["before"]}{m["math"]}{m["after"]}</span>'
-
-
-def on_post_page(output: str, page, config) -> str:
-    output = INLINE_WITH_PUNCTUATION.sub(keep_punctuation_on_the_line, output)
-    output = ARITHMATEX.sub(_typeset, output)
-    return TOC_TEXT.sub(_typeset_toc, output)
+class MathExtension(Extension):
+    def extendMarkdown(self, md) -> None:
+        # after the inline patterns (priority 20, where arithmatex finds inline formulas), before the
+        # table of contents (5), so that a heading's formula is typeset there too
+        md.treeprocessors.register(TypesetMath(md), "mg-typeset-math", 15)
