@@ -425,6 +425,8 @@ class TypesetMath(Treeprocessor):
     count = 0  # how many formulas the page last converted has
 
     def run(self, root: ET.Element) -> None:
+        assert self.md is not None  # registered by MathExtension, with its Markdown
+        stash = self.md.htmlStash
         found = [(parent, el) for parent in root.iter() for el in parent if el.get("class") == "arithmatex"]
         items = []
         for _, el in found:
@@ -439,7 +441,7 @@ class TypesetMath(Treeprocessor):
         for heading in with_math:
             heading.set("data-toc-label", "".join(heading.itertext()))  # the toc extension reads it, then drops it
         for (parent, el), mathml in zip(found, typeset_found):
-            el.text = self.md.htmlStash.store(mathml)
+            el.text = stash.store(mathml)
             if el.tag == "span":
                 keep_punctuation_on_the_line(parent, el)
         TypesetMath.count = len(found)
