@@ -19,8 +19,10 @@ data-answer is a plain decimal (optional - or − sign, optional point; PLAIN_DE
 (same format) is how far a reader's answer may be from it, otherwise 1e-9 of its size. The older
 form <div class="autograd-check" data-question="KEY"></div> (QUESTIONS) still works.
 
-After the page is rendered (`on_page_content`) each one is replaced by its HTML, with the traces
-embedded as JSON; the scripts in docs/javascripts/widgets/ only draw, look up and animate them.
+A widget, playground or diagram marker is replaced by its HTML in the page's Markdown
+(`on_page_markdown`: one line of raw HTML for another), with the traces embedded as JSON; the scripts
+in docs/javascripts/widgets/ only draw, look up and animate them. A self-check is turned into its
+form once md_in_html has rendered its question, hint and explanation (`on_page_content`).
 Diagrams are complete SVG generated here. Anything unknown or malformed fails the build. After the
 build, the recorder's source is copied to <site root>/py/autograd_trace.py for the browser's Python.
 """
@@ -569,13 +571,23 @@ def render(kind: str, attrs: dict[str, str]) -> str:
     raise PluginError(f"unknown marker autograd-{kind}; use widget, playground, check or diagram")
 
 
-def on_page_content(html_text: str, page, config, files) -> str:
+def on_page_markdown(markdown: str, page, config, files) -> str:
     def sub(m: re.Match) -> str:
         attrs = {a["k"].removeprefix("data-"): html.unescape(a["v"]) for a in ATTR.finditer(m["attrs"])}
-        return render(m["kind"], attrs)
+        out = render(m["kind"], attrs)
+        if "\n" in out:  # a raw HTML block ends at a blank line; one line cannot hold one
+            raise PluginError(f"autograd-{m['kind']}: its HTML must be one line")
+        return out
 
     try:
-        return MARKER.sub(sub, render_checks(html_text))
+        return MARKER.sub(sub, markdown)
+    except PluginError as e:
+        raise PluginError(f"{page.file.src_uri}: {e}") from None
+
+
+def on_page_content(html_text: str, page, config, files) -> str:
+    try:
+        return render_checks(html_text)
     except PluginError as e:
         raise PluginError(f"{page.file.src_uri}: {e}") from None
 
