@@ -3,8 +3,9 @@
 Readers install the package from the site itself, so the wheel they get is always the code the
 pages show:
 
-1. `on_pre_build` builds the wheel from pyproject.toml with setuptools from this environment
-   (no build isolation, no network), in a temporary copy of the files the wheel is made from,
+1. `on_pre_build` builds the wheel from pyproject.toml with the standard front end, `python -m build
+   --wheel --no-isolation` (setuptools from this environment, no network; it names any build
+   requirement missing here), in a temporary copy of the files the wheel is made from,
    so the working tree gets no `build/` or `.egg-info`. Under `mkdocs serve` it is rebuilt only
    when one of those files changed.
 2. `on_page_markdown` replaces the placeholder `{{ install_command }}` on every page with
@@ -26,8 +27,6 @@ import sys
 import tempfile
 import tomllib
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as installed_version
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,6 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
-from packaging.requirements import Requirement
 
 PLACEHOLDER = re.compile(r"\{\{\s*install_command\s*\}\}")
 DIST = "dist"  # the folder of the site that serves the wheel
@@ -86,33 +84,15 @@ def wheel_inputs(root: Path) -> list[Path]:
     return files
 
 
-def check_build_requirements(root: Path) -> None:
-    """Fail with one clear line when this environment lacks what [build-system] requires."""
-    meta = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    for line in meta["build-system"]["requires"]:
-        requirement = Requirement(line)
-        try:
-            found = installed_version(requirement.name)
-        except PackageNotFoundError:
-            found = None
-        if found is None or not requirement.specifier.contains(found, prereleases=True):
-            raise PluginError(
-                f"building the wheel needs {line} in this environment (found {found or 'none'}); "
-                "install the docs extra: pip install -e '.[docs]'"
-            )
-
-
 def build_wheel(root: Path, inputs: list[Path], out: Path) -> Wheel:
-    """Build the wheel from a copy of `inputs` into `out`, with setuptools in a subprocess."""
+    """Build the wheel from a copy of `inputs` into `out`, with `python -m build` in a subprocess."""
     with tempfile.TemporaryDirectory(prefix="microgpt-wheel-src-") as tmp:
         for file in inputs:
             target = Path(tmp) / file.relative_to(root)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(file, target)
-        script = "import sys; from setuptools import build_meta; build_meta.build_wheel(sys.argv[1])"
-        result = subprocess.run(
-            [sys.executable, "-c", script, str(out)], cwd=tmp, capture_output=True, text=True, timeout=300
-        )
+        command = [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), tmp]
+        result = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=300)
     wheels = sorted(out.glob("*.whl"))
     if result.returncode != 0 or len(wheels) != 1:
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
@@ -135,7 +115,6 @@ class _State:
             digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
         key = digest.hexdigest()
         if self.wheel is None or key != self.key:
-            check_build_requirements(root)
             if self.workdir is None:
                 self.workdir = Path(tempfile.mkdtemp(prefix="microgpt-wheel-"))
                 atexit.register(shutil.rmtree, self.workdir, True)
