@@ -143,8 +143,8 @@ def _rmsnorm_variants(x: list[float], g: list[float]) -> dict[str, list[float]]:
 HINTS = {
     "sign": "wrong sign: every entry is the engine's times -1",
     "direct only": (
-        "a missing term: you have only the direct path r*g. Each x_i also changes the mean square, "
-        "and through it the scale r of every output: add -(r**3 / n) * (g . x) * x_i"
+        "a missing term: you have only the direct path, r * g_i.\n"
+        " Each x_i also changes the mean square m, and through m the scale r of every output"
     ),
     "mean term only": "a missing term: you have the path through the mean square, but not the direct one, r * g_i",
     "no 1/n": "the mean term is n times too large: the mean square divides by n, so its derivative does too",
@@ -174,30 +174,30 @@ def check_rmsnorm_backward(backward: Callable[[list[float], list[float]], list[f
     worst = 0.0
     cases = _cases()
     for k, (x, g) in enumerate(cases, 1):
-        where = f"case {k} of {len(cases)} (x has {len(x)} entries)"
+        where = f"case {k} of {len(cases)} (x has {len(x)} entries):\n "
         given = (list(x), list(g))
         try:
             mine = backward(given[0], given[1])
         except Exception as error:  # the reader's code: report any error in one line
-            return f"✗ {where}: {name} raised {type(error).__name__}: {error}"
+            return f"✗ {where}{name} raised {type(error).__name__}: {error}"
         if (given[0], given[1]) != (x, g):
-            return f"✗ {where}: {name} changed its arguments; compute a new list instead"
+            return f"✗ {where}{name} changed its arguments; compute a new list instead"
         if not isinstance(mine, (list, tuple)):
             kind = type(mine).__name__
-            return f"✗ {where}: shape: return a list of {len(x)} numbers, one per entry of x, not a {kind}"
+            return f"✗ {where}shape: return a list of {len(x)} numbers, one per entry of x, not a {kind}"
         if len(mine) != len(x):
-            return f"✗ {where}: shape: return one number per entry of x ({len(x)}), not {len(mine)}"
+            return f"✗ {where}shape: return one number per entry of x ({len(x)}), not {len(mine)}"
         for i, v in enumerate(mine):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                return f"✗ {where}: entry {i} is a {type(v).__name__}: return plain numbers (floats)"
+                return f"✗ {where}entry {i} is a {type(v).__name__}: return plain numbers (floats)"
             if not math.isfinite(v):
-                return f"✗ {where}: entry {i} is {v}"
+                return f"✗ {where}entry {i} is {v}"
         engine = rmsnorm_grad_by_engine(x, g)
         if not _close(mine, engine):
             for variant, wrong in _rmsnorm_variants(x, g).items():
                 if _close(mine, wrong):
-                    return f"✗ {where}: {HINTS[variant]}"
+                    return f"✗ {where}{HINTS[variant]}"
             i = max(range(len(x)), key=lambda j: abs(mine[j] - engine[j]))
-            return f"✗ {where}: entry {i} is {mine[i]:.6g}, the engine says {engine[i]:.6g}"
+            return f"✗ {where}entry {i} is {mine[i]:.6g}, the engine says {engine[i]:.6g}"
         worst = max(worst, largest_difference(mine, engine))
     return f"✓ {name} agrees with the engine on all {len(cases)} cases (largest difference < 1e-12: {worst < 1e-12})"
