@@ -15,7 +15,8 @@ from nbclient.exceptions import CellExecutionError
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
 NOTEBOOK_HOOK = ROOT / "docs" / "hooks" / "notebook.py"
-EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix")  # ids of the solution cells
+# ids of the solution cells
+EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix", "rmsnorm-fix")
 TORCH_CELLS = ("torch-check", "torch-check-challenge")  # cell ids of the PyTorch comparisons
 SKIPPED = "PyTorch is not installed: skipped this check"
 MATCHED = "check ran: all gradients match"
@@ -93,6 +94,12 @@ def test_exercises_show_what_they_teach(executed):
     # without zeroing, step 2 uses -24 + -14.4; with the fix, only its own -14.4
     assert "step 2: loss  12.9600   w.grad -38.4000" in stdout_of(cells["zero-grad-bug"])
     assert "step 2: loss  12.9600   w.grad -14.4000" in stdout_of(cells["zero-grad-fix"])
+    # without zeroing, w swings past 3 and back: above it at one step, below it at a later one
+    after = [float(line.rsplit("-> ", 1)[1]) for line in stdout_of(cells["zero-grad-bug"]).splitlines()]
+    assert max(after) > 3 + 2 and min(after[after.index(max(after)) :]) < 3 - 2
+    # the RMSNorm exercise: the checker names the missing term of the first attempt, and accepts the solution
+    assert stdout_of(cells["rmsnorm-yours"]).startswith("✗ case 1 of 3 (x has 16 entries):\n a missing term:")
+    assert stdout_of(cells["rmsnorm-fix"]).startswith("✓ rmsnorm_backward agrees with the engine")
 
 
 def test_every_exercise_has_a_collapsed_solution():
