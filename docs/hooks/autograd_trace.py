@@ -203,22 +203,24 @@ def _square(a: float = 3) -> list[Named]:
     return [("a", va), ("f", f, "*", "f = a · a")]
 
 
-def _diamond(a: float = 2) -> list[Named]:
-    va = Value(a)
-    b = va + 1
-    c = va * 3
-    d = b * c
-    return [("a", va), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"), ("d", d, "*", "d = b · c")]
+# The two graphs with a shared node use letters of their own (x, u, s, t, z), so that no letter means
+# one thing here and another in the running example (a, b, d leaves; c = a · b).
+def _diamond(x: float = 2) -> list[Named]:
+    vx = Value(x)
+    s = vx + 1
+    t = vx * 3
+    z = s * t
+    return [("x", vx), ("s", s, "+", "s = x + 1"), ("t", t, "*", "t = 3x"), ("z", z, "*", "z = s · t")]
 
 
 def _shared(x: float = 1) -> list[Named]:
     vx = Value(x)
-    a = 2 * vx
-    b = a + 1
-    c = a * 3
-    d = b * c
-    return [("x", vx), ("a", a, "*", "a = 2x"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"),
-            ("d", d, "*", "d = b · c")]  # fmt: skip
+    u = 2 * vx
+    s = u + 1
+    t = u * 3
+    z = s * t
+    return [("x", vx), ("u", u, "*", "u = 2x"), ("s", s, "+", "s = u + 1"), ("t", t, "*", "t = 3u"),
+            ("z", z, "*", "z = s · t")]  # fmt: skip
 
 
 # name: (title, graph builder, whether the visit-order playground can show it). Menu order.
@@ -229,7 +231,7 @@ PRESETS: dict[str, tuple[str, Callable[..., list[Named]], bool]] = {
     "neuron": ("tanh neuron", _neuron, False),
     "square": ("a · a", _square, False),
     "diamond": ("diamond, a shared leaf", _diamond, True),
-    "shared": ("shared interior node a", _shared, True),
+    "shared": ("shared interior node u", _shared, True),
 }
 
 
