@@ -185,16 +185,16 @@ def _fab(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
     return [("a", va), ("b", vb), ("d", vd), ("e", e, "+", "e = a + b"), ("f", f, "*", "f = e · d")]
 
 
-def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, b: float = 6.8813735870195432) -> list[Named]:
-    vx1, vw1, vx2, vw2, vb = Value(x1), Value(w1), Value(x2), Value(w2), Value(b)
+def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: float = 6.8813735870195432) -> list[Named]:
+    vx1, vw1, vx2, vw2, vw0 = Value(x1), Value(w1), Value(x2), Value(w2), Value(w0)  # w0: the bias
     x1w1 = vx1 * vw1
     x2w2 = vx2 * vw2
     s = x1w1 + x2w2
-    n = s + vb
+    n = s + vw0
     o = n.tanh()
-    return [("x1", vx1), ("w1", vw1), ("x2", vx2), ("w2", vw2), ("b", vb),
+    return [("x1", vx1), ("w1", vw1), ("x2", vx2), ("w2", vw2), ("w0", vw0),
             ("x1w1", x1w1, "*", "x1w1 = x1 · w1"), ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
-            ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + b"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
+            ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + w0"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
 
 
 def _square(a: float = 3) -> list[Named]:
