@@ -210,7 +210,9 @@ def test_snippet_notation_outside_an_embed_is_refused(line):
 
 
 def test_snippet_notation_inside_a_text_fence_is_refused():
-    assert_refused('```text\n--8<-- "microgpt/engine.py:topological_order"\n```\n', 2, "snippet notation outside an embed")
+    assert_refused(
+        '```text\n--8<-- "microgpt/engine.py:topological_order"\n```\n', 2, "snippet notation outside an embed"
+    )
 
 
 def test_escaped_snippet_notation_in_prose_is_kept():
