@@ -1,5 +1,6 @@
 """For the site's exercises: one training step of gpt() with every Value kept, and a checker for a backward rule."""
 
+import functools
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -75,8 +76,13 @@ def record(model: Model, tokens: list[int]) -> Step:
     return Step(model, tokens, positions, keys[0], values[0], loss)
 
 
+@functools.cache
 def first_step() -> Step:
-    """The default model's first training step, on the first name of the shipped data, with backward() done."""
+    """The default model's first training step, on the first name of the shipped data, with backward() done.
+
+    Made once per interpreter and shared by every call, so that a page's blocks, run one after another
+    in the reader's browser, build the step only once: read it, don't change it.
+    """
     docs = load_docs(default_data_path())
     tokenizer = Tokenizer.from_docs(docs)
     model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size))
