@@ -68,6 +68,41 @@ def test_a_chain_with_an_embed_runs_and_a_wrong_output_fails_at_its_line(project
     assert result.returncode == 1
 
 
+ENDS_THE_INTERPRETER = [
+    "import os; os._exit(0)",
+    "import sys; sys.exit()",
+    "import sys; sys.exit(0)",
+    "import sys; sys.exit(None)",
+    "from sys import exit as leave; leave()",
+    "raise SystemExit",
+    "raise SystemExit(0)",
+    "exit()",
+    "quit()",
+]
+
+
+def test_a_block_that_ends_the_interpreter_early_fails_and_the_run_goes_on(project):
+    # each way of ending a chain early, with a failing block after it in the same chain; then a chain
+    # that fails and one that passes: the run must reach them, and end red
+    chains = [
+        f"```python\n{ending}\n```\n\n<!--pytest-codeblocks:cont-->\n```python\nraise RuntimeError\n```\n"
+        for ending in ENDS_THE_INTERPRETER
+    ]
+    chains += ["```python\nraise RuntimeError('after every exit')\n```\n"]
+    last = "```python\nprint('the last block ran')\n```\n\n"
+    chains += [last + "<!--pytest-codeblocks:expected-output-->\n```text\nthe last block ran\n```\n"]
+    text = "# P\n\n" + "\n".join(chains)
+    write(project, "page.md", text)
+    heads = [n for n, line in enumerate(text.split("\n"), 1) if line == "```python" and not text.split("\n")[n - 2]]
+    result = pytest_in(project, "--codeblocks", "page.md")  # no xdist: one process, as `make test-package` runs
+    assert result.returncode == 1, result.stdout + result.stderr
+    for line, ending in zip(heads, ENDS_THE_INTERPRETER):
+        assert f"page.md::line {line} FAILED" in result.stdout, (ending, result.stdout)
+    assert result.stdout.count("ended before its last line") >= len(ENDS_THE_INTERPRETER), result.stdout
+    assert f"page.md::line {heads[-2]} FAILED" in result.stdout and "after every exit" in result.stdout
+    assert f"page.md::line {heads[-1]} PASSED" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("name", "text", "where"),
     [
