@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from page_blocks import code_blocks
 from sitecheck import ROOT
 
 pytestmark = pytest.mark.slow
@@ -30,6 +29,7 @@ def project(tmp_path):
 
 def pytest_in(project, *args, env=None):
     env = {k: v for k, v in (env or os.environ).items() if not k.startswith("PYTEST_")}
+    env.pop("MICROGPT_BUILT_SITE", None)  # the copied project has no site: its blocks run with this Python
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args]
     return subprocess.run(cmd, cwd=project, capture_output=True, text=True, timeout=300, env=env)
 
@@ -117,41 +117,37 @@ def test_a_page_with_a_problem_fails_the_run_naming_page_and_line(project, name,
     assert result.returncode != 0 and where in result.stdout, result.stdout
 
 
-def test_a_block_that_needs_torch_skips_only_where_torch_may_be_missing(tmp_path, monkeypatch):
-    page = tmp_path / "p.md"
-    page.write_text("<!--pytest-codeblocks:importorskip(torch)-->\n```python\nprint(1)\n```\n")
-    monkeypatch.delenv("MICROGPT_REQUIRE_TORCH", raising=False)
-    (block,) = code_blocks(page, tmp_path)
-    assert block.importorskip == "torch"
-    monkeypatch.setenv("MICROGPT_REQUIRE_TORCH", "1")
-    (block,) = code_blocks(page, tmp_path)
-    assert block.importorskip is None and block.code.startswith("import torch")
-
-
 BLOCK_DOCS = """
 import sys
 class Blocked:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {"mkdocs", "pymdownx", "markdown", "material", "mkdocs_jupyter"}:
-            raise ImportError(f"{name} is blocked: only the test extra is installed")
+        if name.split(".")[0] in {"mkdocs", "pymdownx", "markdown", "material", "mkdocs_jupyter", "torch"}:
+            raise ModuleNotFoundError(f"{name} is blocked: only the test extra is installed")
 sys.meta_path.insert(0, Blocked())
 """
 
 
 def test_the_package_tests_run_with_only_the_test_extra(project):
-    """With the docs toolchain unimportable, unit tests run, .md blocks run, and site tests skip (CI: fail)."""
+    """With the docs toolchain and torch unimportable, unit tests run, .md blocks run, a block that needs torch
+    skips, and site tests skip; under CI=true the site tests fail, and with MICROGPT_REQUIRE_TORCH=1 the torch
+    block is run, not skipped."""
     (project / "sitecustomize.py").write_text(BLOCK_DOCS)
     shutil.copy(ROOT / "tests" / "test_optim.py", project / "tests" / "test_optim.py")
     shutil.copy(ROOT / "tests" / "test_site_build.py", project / "tests" / "test_site_build.py")
     write(project, "page.md", "```python\nprint(1)\n```\n")
+    write(project, "torch.md", "<!--pytest-codeblocks:importorskip(torch)-->\n```python\nprint(1)\n```\n")
     env = {**os.environ, "PYTHONPATH": str(project)}
-    env.pop("CI", None)
-    env.pop("MICROGPT_BUILT_SITE", None)  # make test's prebuilt site would let the site tests run without mkdocs
-    result = pytest_in(project, "--codeblocks", "tests", "page.md", "-rs", env=env)
+    for name in ("CI", "MICROGPT_REQUIRE_TORCH"):
+        env.pop(name, None)
+    result = pytest_in(project, "--codeblocks", "tests", "page.md", "torch.md", "-rs", env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "page.md::line 1 PASSED" in result.stdout and "docs toolchain is not installed" in result.stdout
+    assert "torch.md::line 2 SKIPPED" in result.stdout
     result = pytest_in(project, "tests/test_site_build.py", env={**env, "CI": "true"})
     assert result.returncode != 0 and "CI=true: the docs toolchain is not installed" in result.stdout
+    # run in a fresh interpreter (where torch is installed, it passes; where not, it fails): never skipped
+    result = pytest_in(project, "--codeblocks", "torch.md", env={**env, "MICROGPT_REQUIRE_TORCH": "1"})
+    assert "torch.md::line 2 SKIPPED" not in result.stdout and "torch.md::line 2 " in result.stdout
 
 
 def test_strict_builds_are_never_quiet():
