@@ -131,6 +131,19 @@ def site_url(root: Path = ROOT) -> str:
 
 
 @functools.cache
+def wheel_hook():
+    """docs/hooks/wheel.py, imported (it needs mkdocs): the install command, the wheel's inputs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wheel_hook", ROOT / "docs" / "hooks" / "wheel.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
 def reader(site: Path) -> Path:
     """A fresh virtualenv with the wheel `site` serves, installed as a reader installs it; its python.
 
@@ -138,18 +151,12 @@ def reader(site: Path) -> Path:
     the pages show (docs/hooks/wheel.py) is run against it. Made once per process, removed at exit.
     """
     import atexit
-    import importlib.util
     import json
     import tempfile
     import venv
     from urllib.parse import urlsplit
 
-    spec = importlib.util.spec_from_file_location("wheel_hook", ROOT / "docs" / "hooks" / "wheel.py")
-    assert spec and spec.loader
-    hook = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = hook  # dataclasses look their module up there
-    spec.loader.exec_module(hook)
-
+    hook = wheel_hook()
     home = Path(tempfile.mkdtemp(prefix="microgpt-reader-"))
     atexit.register(shutil.rmtree, home, ignore_errors=True)
     mount = home / "www" / urlsplit(site_url()).path.strip("/")

@@ -11,7 +11,6 @@ checks say they skipped, and every gradient still checks out.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -22,9 +21,10 @@ import tomllib
 import zipfile
 from html import unescape
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from sitecheck import ROOT, build, copy_project, markdown_pages, reader, require_docs_toolchain, site_url
+from sitecheck import ROOT, markdown_pages, reader, require_docs_toolchain, site_url, wheel_hook
 
 import microgpt
 
@@ -35,16 +35,7 @@ VERSION = microgpt.__version__  # written once, in microgpt/__init__.py; pyproje
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
 
 
-def load_wheel_hook():
-    spec = importlib.util.spec_from_file_location("wheel_hook", ROOT / "docs" / "hooks" / "wheel.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-HOOK = load_wheel_hook()
+HOOK = wheel_hook()
 
 
 def mkdocs_yml() -> str:
@@ -152,30 +143,14 @@ def test_readme_gives_the_install_command_of_the_hosted_site(built_site):
     assert re.findall(r"pip install \S+\.whl", readme) == [want], f"README.md should give `{want}`, once"
 
 
-def test_the_placeholder_becomes_the_install_command(tmp_path):
-    project = copy_project(tmp_path / "project")
-    page = project / "docs" / "index.md"
-    added = "\n```console\n{{ install_command }}\n```\n\nInline: `{{install_command}}`.\n"
-    page.write_text(page.read_text(encoding="utf-8") + added, encoding="utf-8")
-    result = build(project, tmp_path / "site")
-    assert result.returncode == 0, result.stderr
-    wheel = json.loads((tmp_path / "site" / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
-    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    command = HOOK.install_command(site_url(), wheel)
-    assert f"Inline: <code>{command}</code>." in html
-    added_block = re.findall(r"<pre\b.*?</pre>", html, re.S)[-1]  # the page's last code block
-    assert re.sub(r"<[^>]+>", "", added_block).strip() == command
-    assert "install_command" not in html
-    assert not (project / "build").exists() and not list(project.glob("*.egg-info"))  # the tree stays clean
+# tests/test_site_build.py: a changed copy's build turns the placeholder into the install command
 
 
-def test_a_build_without_site_url_fails_and_says_why(tmp_path):
-    project = copy_project(tmp_path / "project")
-    config = project / "mkdocs.yml"
-    config.write_text(re.sub(r"^site_url:.*$", "", config.read_text(encoding="utf-8"), flags=re.M), encoding="utf-8")
-    result = build(project, tmp_path / "site")
-    assert result.returncode != 0
-    assert "site_url is not set" in result.stdout + result.stderr
+def test_a_build_without_site_url_fails_and_says_why():
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match="site_url is not set"):
+        HOOK.on_config(SimpleNamespace(site_url=None))  # the hook's own check; any hook's error fails the build
 
 
 # ---------------------------------------------------------------------------- where the code lives
