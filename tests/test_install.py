@@ -28,6 +28,10 @@ from sitecheck import ROOT, markdown_pages, reader, require_docs_toolchain, site
 
 import microgpt
 
+# with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
+# notebook's run; the reader's virtualenv) are made once, on one worker
+pytestmark = pytest.mark.xdist_group("test_install")
+
 require_docs_toolchain()  # the wheel hook and the install command need mkdocs
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

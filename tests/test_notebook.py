@@ -13,6 +13,10 @@ import prose_numbers
 import pytest
 from nbclient.exceptions import CellExecutionError
 
+# with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
+# notebook's run; the reader's virtualenv) are made once, on one worker
+pytestmark = pytest.mark.xdist_group("test_notebook")
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
 NOTEBOOK_HOOK = ROOT / "docs" / "hooks" / "notebook.py"

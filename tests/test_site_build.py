@@ -16,6 +16,10 @@ import prose_numbers
 import pytest
 from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page, site_url, wheel_hook
 
+# with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
+# notebook's run; the reader's virtualenv) are made once, on one worker
+pytestmark = pytest.mark.xdist_group("test_site_build")
+
 require_docs_toolchain()
 
 import math_font  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sitecheck import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_site_codeblocks")]
 
 
 @pytest.fixture
