@@ -1,4 +1,5 @@
-"""The hands-on notebook runs top to bottom, is stored clean, hides its solutions, and a raising cell fails."""
+"""The hands-on notebook runs top to bottom (once here, with torch), is stored clean, hides its solutions, and a
+raising cell fails."""
 
 import copy
 import importlib.util
@@ -11,6 +12,10 @@ import nbformat
 import prose_numbers
 import pytest
 from nbclient.exceptions import CellExecutionError
+
+# with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
+# notebook's run; the reader's virtualenv) are made once, on one worker
+pytestmark = pytest.mark.xdist_group("test_notebook")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
@@ -157,18 +162,13 @@ def test_torch_check_ran_when_required(executed):
             assert MATCHED in out, f"{cell_id} did not report a match: {out!r}"
 
 
-def test_notebook_runs_without_torch():
-    nb = read_notebook()
-    # a None entry in sys.modules makes `import torch` raise ImportError, as if it were not installed
-    nb.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.modules['torch'] = None", id="hide-torch"))
-    cells = {cell.id: cell for cell in execute(nb).cells}
-    for cell_id in TORCH_CELLS:
-        assert stdout_of(cells[cell_id]) == SKIPPED + "\n"
-    assert stdout_of(cells["final-asserts"]) == "all 9 gradients check out\n"
+# Without torch the notebook runs too, and says its PyTorch checks skipped: tests/test_install.py runs its
+# code against the installed wheel, where torch is not installed.
 
 
 def test_a_raising_cell_fails_execution():
-    nb = copy.deepcopy(read_notebook())
+    nb = read_notebook()
+    nb.cells = [nb.cells[0]]  # the notebook's settings and a first cell, not its whole run again
     nb.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('this cell must fail the run')", id="raises"))
     with pytest.raises(CellExecutionError, match="this cell must fail the run"):
         execute(nb)
