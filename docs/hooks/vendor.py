@@ -78,6 +78,11 @@ def on_config(config):
     if len(workers) != 1:
         raise PluginError(f"expected one search worker in the theme's assets, found {len(workers)}")
     config.extra["theme_search_worker"] = workers[0].relative_to(workers[0].parents[3]).as_posix()
+    # ... and its script bundle, which overrides/main.html loads with `defer`
+    bundles = [b for d in config.theme.dirs for b in Path(d).glob("assets/javascripts/bundle.*.min.js")]
+    if len(bundles) != 1:
+        raise PluginError(f"expected one script bundle in the theme's assets, found {len(bundles)}")
+    config.extra["theme_bundle"] = bundles[0].relative_to(bundles[0].parents[2]).as_posix()
     return config
 
 
