@@ -110,8 +110,9 @@ class Parser(argparse.ArgumentParser):
 class Version(argparse.Action):
     """--version, written as --help is: argparse's own version action ignores a failed write."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any):
-        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any):
+        # no value in the namespace, as for argparse's own: SUPPRESS
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
         write_stdout(f"microgpt {__version__}\n")
@@ -135,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action=Version)
+    parser.add_argument("--version", action=Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="{train,sample}")
 
     t = commands.add_parser(
@@ -234,7 +235,10 @@ def stopped(e: BaseException) -> int:
 def cmd_demo() -> int:
     docs = read_docs(default_data_path())
     tokenizer = Tokenizer.from_docs(docs)
-    model = Model.init(GPTConfig(tokenizer.vocab_size))
+    config = GPTConfig(tokenizer.vocab_size)
+    check_config(config)  # the default shape on the shipped names: checked all the same, as train does
+    check_fits(docs, config.block_size)
+    model = Model.init(config)
     with stop_when_safe() as stop:
         done = fit(model, tokenizer, docs, DEMO_STEPS, lr=0.01, stop=stop)
     if stop.signum is not None:
