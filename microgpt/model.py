@@ -18,13 +18,11 @@ Shapes = dict[str, tuple[int, int]]
 class GPTConfig:
     """The model's shape."""
 
-    # fmt: off
-    vocab_size: int       # number of distinct tokens, BOS included
-    n_layer: int = 1      # depth: how many transformer blocks
-    n_embd: int = 16      # width: the size of every vector inside the model
-    n_head: int = 4       # attention heads; each looks at n_embd // n_head of the width
+    vocab_size: int  # number of distinct tokens, BOS included
+    n_layer: int = 1  # depth: how many transformer blocks
+    n_embd: int = 16  # width: the size of every vector inside the model
+    n_head: int = 4  # attention heads; each looks at n_embd // n_head of the width
     block_size: int = 16  # the longest sequence the model can read, in tokens
-    # fmt: on
 
     @property
     def head_dim(self) -> int:
@@ -101,7 +99,6 @@ def rmsnorm(x: Vector) -> Vector:
     return [xi * scale for xi in x]
 
 
-# --8<-- [start:attention]
 def attention(x: Vector, layer: int, model: Model, keys: list, values: list) -> Vector:
     """Causal self-attention: the cache holds only positions up to this one."""
     sd, head_dim = model.state_dict, model.config.head_dim
@@ -119,16 +116,13 @@ def attention(x: Vector, layer: int, model: Model, keys: list, values: list) -> 
         for j in range(head_dim):  # the head's output: values mixed by weight
             x_attn.append(sum(w * v[j] for w, v in zip(weights, v_h)))
     return linear(x_attn, sd[f"layer{layer}.attn_wo"])
-    # --8<-- [end:attention]
 
 
-# --8<-- [start:mlp]
 def mlp(x: Vector, layer: int, model: Model) -> Vector:
     """Widen to 4 * n_embd, apply ReLU, project back."""
     x = linear(x, model.state_dict[f"layer{layer}.mlp_fc1"])
     x = [xi.relu() for xi in x]
     return linear(x, model.state_dict[f"layer{layer}.mlp_fc2"])
-    # --8<-- [end:mlp]
 
 
 def gpt(model: Model, token_id: int, pos_id: int, keys: list, values: list) -> Vector:

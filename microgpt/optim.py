@@ -23,7 +23,6 @@ class Adam:
         self.v = [0.0] * len(params)  # running mean of each squared gradient
         self.t = 0  # updates done so far
 
-    # --8<-- [start:adam]
     def step(self) -> None:
         """Move each parameter against its gradient, then zero the gradient."""
         lr_t = self.lr * max(0.0, 1 - self.t / self.total_steps)  # linear decay, never below zero
@@ -37,4 +36,3 @@ class Adam:
             v_hat = self.v[i] / (1 - b2**self.t)
             p.data -= lr_t * m_hat / (v_hat**0.5 + self.eps)
             p.grad = 0
-        # --8<-- [end:adam]

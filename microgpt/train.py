@@ -31,7 +31,6 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-# --8<-- [start:train_step]
 def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     """One update from one document; returns the loss before the update."""
     n = len(tokens) - 1  # positions that have a next token to predict
@@ -48,7 +47,6 @@ def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     loss.backward()
     optimizer.step()  # reads each p.grad, moves p.data, sets p.grad to 0
     return loss.data
-    # --8<-- [end:train_step]
 
 
 @dataclass

@@ -121,3 +121,57 @@ def site_page(site: Path, page: Path, root: Path = ROOT) -> str:
     rel = page.relative_to(root / "docs").with_suffix("")
     out = site / ("index.html" if rel.name == "index" else rel / "index.html")
     return out.read_text(encoding="utf-8")
+
+
+def site_url(root: Path = ROOT) -> str:
+    """mkdocs.yml's site_url: where the site is hosted, and the path it is served under."""
+    m = re.search(r"^site_url:\s*(\S+)\s*$", (root / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    assert m, "mkdocs.yml has no site_url"
+    return m.group(1)
+
+
+@functools.cache
+def wheel_hook():
+    """docs/hooks/wheel.py, imported (it needs mkdocs): the install command, the wheel's inputs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wheel_hook", ROOT / "docs" / "hooks" / "wheel.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def reader(site: Path) -> Path:
+    """A fresh virtualenv with the wheel `site` serves, installed as a reader installs it; its python.
+
+    The site is served over HTTP on 127.0.0.1 under the path of its site_url, and the install command
+    the pages show (docs/hooks/wheel.py) is run against it. Made once per process, removed at exit.
+    """
+    import atexit
+    import json
+    import tempfile
+    import venv
+    from urllib.parse import urlsplit
+
+    hook = wheel_hook()
+    home = Path(tempfile.mkdtemp(prefix="microgpt-reader-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    mount = home / "www" / urlsplit(site_url()).path.strip("/")
+    mount.parent.mkdir(parents=True)
+    mount.symlink_to(site.resolve(), target_is_directory=True)
+    venv.EnvBuilder(with_pip=False).create(home / "venv")  # this environment's pip installs into it
+    python = home / "venv" / "bin" / "python"
+    wheel = json.loads((site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
+    with serving(home / "www") as url:
+        command = hook.install_command(f"{url}{urlsplit(site_url()).path}", wheel).split()
+        assert command[:2] == ["pip", "install"], command
+        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", str(python), "install"]
+        # the wheel has no dependencies, so no index is needed for it: nothing is downloaded
+        done = subprocess.run(
+            [*pip, "--quiet", "--no-index", *command[2:]], capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}"
+    return python

@@ -134,45 +134,44 @@ def _stdout(block) -> str:
 
 
 # ---------------------------------------------------------------------------- every block, every page
-def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url):
+@pytest.mark.parametrize("path", [p for p, blocks in PAGES.items() if blocks])
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url, path):
+    # one test a page (each page starts its own Python on its first Run): the pages spread over the workers
+    blocks = PAGES[path]
     page = watched.page
     started = time.monotonic()
     ran, matched, problems = 0, 0, []
-    for path, blocks in PAGES.items():
-        if not blocks:
+    open_page(page, run_url + path)
+    page.wait_for_function(
+        "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
+        " return els.length === n && els.every((el) => el.mgRun); }",
+        arg=len(blocks),
+    )
+    shown = page.locator("[data-mg-run]")
+    assert shown.count() == len(blocks), f"{path}: {shown.count()} blocks marked runnable, .md has {len(blocks)}"
+    for b in blocks:
+        el = page.locator(f'[data-mg-run="{b.n}"]')
+        if b.needs:
+            assert el.locator(".mg-run__run").count() == 0, f"{path} block {b.n} needs {b.needs} but offers Run"
             continue
-        open_page(page, run_url + path)  # each page starts its own Python on first Run
-        page.wait_for_function(
-            "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
-            " return els.length === n && els.every((el) => el.mgRun); }",
-            arg=len(blocks),
-        )
-        shown = page.locator("[data-mg-run]")
-        assert shown.count() == len(blocks), f"{path}: {shown.count()} blocks marked runnable, .md has {len(blocks)}"
-        for b in blocks:
-            el = page.locator(f'[data-mg-run="{b.n}"]')
-            if b.needs:
-                assert el.locator(".mg-run__run").count() == 0, f"{path} block {b.n} needs {b.needs} but offers Run"
-                continue
-            _reveal(el)
-            el.get_by_role("button", name=re.compile(r"^Run")).click()
-            state = _wait_done(page, el)
-            ran += 1
-            out = _stdout(el)
-            if state != "done":
-                problems.append(f"{path} block {b.n}: {el.locator('.mg-run__stderr').text_content()}")
-            elif b.expected is not None:
-                if out == b.expected:
-                    matched += 1
-                    assert el.locator(".mg-run__verdict").get_attribute("data-verdict") == "match"
-                else:
-                    problems.append(f"{path} block {b.n}: printed {out!r}, the checked output is {b.expected!r}")
-    seconds = time.monotonic() - started
-    runnable = sum(1 for blocks in PAGES.values() for b in blocks if not b.needs)
-    with_expected = sum(1 for blocks in PAGES.values() for b in blocks if b.expected is not None and not b.needs)
+        _reveal(el)
+        el.get_by_role("button", name=re.compile(r"^Run")).click()
+        state = _wait_done(page, el)
+        ran += 1
+        out = _stdout(el)
+        if state != "done":
+            problems.append(f"{path} block {b.n}: {el.locator('.mg-run__stderr').text_content()}")
+        elif b.expected is not None:
+            if out == b.expected:
+                matched += 1
+                assert el.locator(".mg-run__verdict").get_attribute("data-verdict") == "match"
+            else:
+                problems.append(f"{path} block {b.n}: printed {out!r}, the checked output is {b.expected!r}")
+    runnable = sum(1 for b in blocks if not b.needs)
+    with_expected = sum(1 for b in blocks if b.expected is not None and not b.needs)
     print(
-        f"\n{ran} of {runnable} runnable blocks run in the browser without error: {ran - len(problems)};"
-        f" {matched} of {with_expected} checked outputs matched; {seconds:.0f} s"
+        f"\n{path}: {ran - len(problems)} of {runnable} runnable blocks ran without error;"
+        f" {matched} of {with_expected} checked outputs matched; {time.monotonic() - started:.0f} s"
     )
     assert problems == [], "\n".join(problems)
     assert (ran, matched) == (runnable, with_expected)

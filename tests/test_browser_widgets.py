@@ -327,11 +327,11 @@ def _reverse_topological(t: dict, order: list[str]) -> bool:
     ("preset", "order"),
     [
         ("shared", None),  # the engine's order
-        ("shared", ["d", "b", "c", "x", "a"]),  # x before a: not valid, but x is a leaf, so x.grad is right
-        ("shared", ["d", "b", "a", "c", "x"]),  # a before c: a passes on 6 instead of 15
-        ("shared", ["x", "a", "b", "c", "d"]),  # forward order
-        ("diamond", ["d", "a", "b", "c"]),  # the leaf a early: not valid, a.grad still 15
-        ("diamond", ["b", "d", "c", "a"]),
+        ("shared", ["z", "s", "t", "x", "u"]),  # x before u: not valid, but x is a leaf, so x.grad is right
+        ("shared", ["z", "s", "u", "t", "x"]),  # u before t: u passes on 6 instead of 15
+        ("shared", ["x", "u", "s", "t", "z"]),  # forward order
+        ("diamond", ["z", "x", "s", "t"]),  # the leaf x early: not valid, x.grad still 15
+        ("diamond", ["s", "z", "t", "x"]),
     ],
 )
 def test_playground_judges_the_order_and_shows_pythons_x_grad(watched, base_url, widget_page, preset, order):

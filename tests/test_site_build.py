@@ -9,11 +9,16 @@ import io
 import json
 import re
 import textwrap
+from types import SimpleNamespace
 
 import mdblocks
 import prose_numbers
 import pytest
-from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page
+from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page, site_url, wheel_hook
+
+# with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
+# notebook's run; the reader's virtualenv) are made once, on one worker
+pytestmark = pytest.mark.xdist_group("test_site_build")
 
 require_docs_toolchain()
 
@@ -465,54 +470,112 @@ def build_page(project, tmp_path, text: str):
         (project / "mkdocs.yml").write_text(config, encoding="utf-8")
 
 
+# One broken build for each kind of failure the hooks prove (a hook's error fails the strict build, with
+# the page and line); the other mistakes of each kind are given to the same hook function, on a page
+# in memory, without a whole build.
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("# M\n\n```Python\nraise SystemExit\n```\n", "docs/mistake.md:3: fence language 'Python'"),
-        ('# M\n\n```python\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:3: embed of"),
-        ('# M\n\n```text\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:4: snippet notation"),
-        # code the reader sees that no fence declares: an indented block, a fence inside raw HTML
-        ("# M\n\nText.\n\n    print('an indented code block')\n", "the page shows 1 code blocks"),
-        ("# M\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n" + "```python\nprint(1)\n```\n", "code blocks"),
-        # a formula KaTeX cannot typeset names the page and the TeX
-        ("# M\n\nHalf of it: $\\frac{1}{$.\n", "mistake.md: cannot typeset `\\frac{1}{`"),
-        # ... and one that browsers would draw wrong, without an error, fails it too (not MathML Core)
-        ("# M\n\nBold: $\\mathbf{W}$.\n", "mistake.md: `\\mathbf{W}` needs"),
+        # the page reader (docs/hooks/mdblocks.py, through embed.py's on_page_markdown) refuses the page
+        ("# M\n\n```Python\nraise SystemExit\n```\n", ["docs/mistake.md:3: fence language 'Python'"]),
+        # code the reader sees that no fence declares: an indented block, and a block inside raw HTML
+        # (counted by its <pre>: test_code_in_raw_html_is_refused_by_the_same_hook has it alone)
+        (
+            "# M\n\nText.\n\n    print('an indented code block')\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n"
+            "```python\nprint(1)\n```\n",
+            ["the page shows 2 code blocks (1 python), the tests read 1 (1 python)"],
+        ),
+        # a formula KaTeX cannot typeset, and one that browsers would draw wrong without an error (not
+        # MathML Core): both named, with the page and the TeX, by one build
+        (
+            "# M\n\nHalf of it: $\\frac{1}{$. Bold: $\\mathbf{W}$.\n",
+            ["mistake.md: cannot typeset `\\frac{1}{`", "mistake.md: `\\mathbf{W}` needs"],
+        ),
     ],
+    ids=["page reader", "undeclared code", "math"],
 )
 def test_a_page_the_tests_would_read_otherwise_fails_the_build(project, tmp_path, text, words):
     result = build_page(project, tmp_path, text)
-    assert result.returncode != 0 and words in result.stderr, result.stderr[-2000:]
+    assert result.returncode != 0 and all(w in result.stderr for w in words), result.stderr[-2000:]
 
 
-def test_prose_that_mentions_an_escaped_snippet_marker_keeps_its_line(project, tmp_path):
-    result = build_page(
-        project, tmp_path, "# M\n\nA section starts with `# ;--8<-- [start:seed]`, and this line stays.\n"
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('# M\n\n```python\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:3: embed of"),
+        ('# M\n\n```text\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:4: snippet notation"),
+    ],
+)
+def test_the_page_reader_hook_refuses_every_problem_of_the_page(tmp_path, text, words):
+    import embed  # docs/hooks/embed.py: its on_page_markdown is what fails the build above
+    from mkdocs.exceptions import PluginError
+
+    (tmp_path / "mistake.md").write_text(text, encoding="utf-8")
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="mistake.md", abs_src_path=str(tmp_path / "mistake.md")))
+    with pytest.raises(PluginError, match=re.escape(words)):
+        embed.on_page_markdown(text, page=page, config={"config_file_path": str(ROOT / "mkdocs.yml")}, files=None)
+
+
+def test_code_in_raw_html_is_refused_by_the_same_hook(tmp_path):
+    import embed
+    import markdown
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+
+    text = "# M\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n```python\nprint(1)\n```\n"
+    (tmp_path / "mistake.md").write_text(text, encoding="utf-8")
+    file = SimpleNamespace(src_uri="mistake.md", abs_src_path=str(tmp_path / "mistake.md"))
+    page = SimpleNamespace(file=file, meta={})
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    converted = embed.on_page_markdown(text, page=page, config=config, files=None)
+    html_text = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs).convert(
+        converted
     )
+    with pytest.raises(PluginError, match="code in raw HTML"):
+        embed.on_page_content(html_text, page=page, config=config, files=None)
+
+
+# A changed copy that builds: three lines added at the top of engine.py, a page that mentions an escaped
+# snippet marker, and the install command's placeholder on the home page; built once for the three tests.
+ESCAPED = "# M\n\nA section starts with `# ;--8<-- [start:seed]`, and this line stays.\n"
+PLACEHOLDER = "\n```console\n{{ install_command }}\n```\n\nInline: `{{install_command}}`.\n"
+
+
+@pytest.fixture(scope="module")
+def changed_site(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("changed") / "project")
+    engine = project / "microgpt" / "engine.py"
+    engine.write_text("# added\n" * 3 + engine.read_text(encoding="utf-8"), encoding="utf-8")
+    index = project / "docs" / "index.md"
+    index.write_text(index.read_text(encoding="utf-8") + PLACEHOLDER, encoding="utf-8")
+    site = project.parent / "site"
+    result = build_page(project, project.parent, ESCAPED)
     assert result.returncode == 0, result.stderr[-2000:]
-    text = (tmp_path / "site" / "mistake" / "index.html").read_text(encoding="utf-8")
+    assert not (project / "build").exists() and not list(project.glob("*.egg-info"))  # the tree stays clean
+    return site
+
+
+def test_prose_that_mentions_an_escaped_snippet_marker_keeps_its_line(changed_site):
+    text = (changed_site / "mistake" / "index.html").read_text(encoding="utf-8")
     assert "A section starts with <code># --8&lt;-- [start:seed]</code>, and this line stays." in text
 
 
-def test_a_renamed_end_marker_fails_the_build(tmp_path):
-    project = copy_project(tmp_path / "project")
-    engine = project / "microgpt" / "engine.py"
-    engine.write_text(engine.read_text().replace("# --8<-- [end:topo]", "# --8<-- [end:topo_order]"))
-    result = build(project, tmp_path / "site")
-    assert result.returncode != 0 and "end of section 'topo_order'" in result.stderr, result.stderr[-2000:]
-
-
-def test_numbers_follow_lines_added_to_the_file(tmp_path, built_site):
+def test_numbers_follow_lines_added_to_the_file(changed_site, built_site):
     """Three lines added at the top of engine.py: every embed of it moves down by three."""
-    project = copy_project(tmp_path / "project")
-    engine = project / "microgpt" / "engine.py"
-    engine.write_text("# added\n" * 3 + engine.read_text(encoding="utf-8"), encoding="utf-8")
-    result = build(project, tmp_path / "site")
-    assert result.returncode == 0, result.stderr
     page = ROOT / "docs" / "backward-pass.md"
     before = [int(n) for n, _ in GUTTER.findall(site_page(built_site, page))]
-    after = [int(n) for n, _ in GUTTER.findall(site_page(tmp_path / "site", page, root=ROOT))]
+    after = [int(n) for n, _ in GUTTER.findall(site_page(changed_site, page, root=ROOT))]
     assert after == [n + 3 for n in before] and len(before) > 20
+
+
+def test_the_placeholder_becomes_the_install_command(changed_site):
+    wheel = json.loads((changed_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
+    html = (changed_site / "index.html").read_text(encoding="utf-8")
+    command = wheel_hook().install_command(site_url(), wheel)
+    assert f"Inline: <code>{command}</code>." in html
+    added_block = re.findall(r"<pre\b.*?</pre>", html, re.S)[-1]  # the page's last code block
+    assert re.sub(r"<[^>]+>", "", added_block).strip() == command
+    assert "install_command" not in html
 
 
 LINK_WITH_FRAGMENT = re.compile(r'<a\b[^>]*\bhref="(?P<path>[^"#:?]*)#(?P<fragment>[^"]+)"')

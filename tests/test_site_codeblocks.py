@@ -8,10 +8,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from page_blocks import code_blocks
 from sitecheck import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_site_codeblocks")]
 
 
 @pytest.fixture
@@ -30,6 +29,7 @@ def project(tmp_path):
 
 def pytest_in(project, *args, env=None):
     env = {k: v for k, v in (env or os.environ).items() if not k.startswith("PYTEST_")}
+    env.pop("MICROGPT_BUILT_SITE", None)  # the copied project has no site: its blocks run with this Python
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args]
     return subprocess.run(cmd, cwd=project, capture_output=True, text=True, timeout=300, env=env)
 
@@ -42,7 +42,7 @@ CHAIN = """
     # A page
 
     ```python
-    --8<-- "microgpt/engine.py:topo"
+    --8<-- "microgpt/engine.py:topological_order"
     ```
 
     <!--pytest-codeblocks:cont-->
@@ -68,6 +68,41 @@ def test_a_chain_with_an_embed_runs_and_a_wrong_output_fails_at_its_line(project
     assert result.returncode == 1
 
 
+ENDS_THE_INTERPRETER = [
+    "import os; os._exit(0)",
+    "import sys; sys.exit()",
+    "import sys; sys.exit(0)",
+    "import sys; sys.exit(None)",
+    "from sys import exit as leave; leave()",
+    "raise SystemExit",
+    "raise SystemExit(0)",
+    "exit()",
+    "quit()",
+]
+
+
+def test_a_block_that_ends_the_interpreter_early_fails_and_the_run_goes_on(project):
+    # each way of ending a chain early, with a failing block after it in the same chain; then a chain
+    # that fails and one that passes: the run must reach them, and end red
+    chains = [
+        f"```python\n{ending}\n```\n\n<!--pytest-codeblocks:cont-->\n```python\nraise RuntimeError\n```\n"
+        for ending in ENDS_THE_INTERPRETER
+    ]
+    chains += ["```python\nraise RuntimeError('after every exit')\n```\n"]
+    last = "```python\nprint('the last block ran')\n```\n\n"
+    chains += [last + "<!--pytest-codeblocks:expected-output-->\n```text\nthe last block ran\n```\n"]
+    text = "# P\n\n" + "\n".join(chains)
+    write(project, "page.md", text)
+    heads = [n for n, line in enumerate(text.split("\n"), 1) if line == "```python" and not text.split("\n")[n - 2]]
+    result = pytest_in(project, "--codeblocks", "page.md")  # no xdist: one process, as `make test-package` runs
+    assert result.returncode == 1, result.stdout + result.stderr
+    for line, ending in zip(heads, ENDS_THE_INTERPRETER):
+        assert f"page.md::line {line} FAILED" in result.stdout, (ending, result.stdout)
+    assert result.stdout.count("ended before its last line") >= len(ENDS_THE_INTERPRETER), result.stdout
+    assert f"page.md::line {heads[-2]} FAILED" in result.stdout and "after every exit" in result.stdout
+    assert f"page.md::line {heads[-1]} PASSED" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("name", "text", "where"),
     [
@@ -82,41 +117,37 @@ def test_a_page_with_a_problem_fails_the_run_naming_page_and_line(project, name,
     assert result.returncode != 0 and where in result.stdout, result.stdout
 
 
-def test_a_block_that_needs_torch_skips_only_where_torch_may_be_missing(tmp_path, monkeypatch):
-    page = tmp_path / "p.md"
-    page.write_text("<!--pytest-codeblocks:importorskip(torch)-->\n```python\nprint(1)\n```\n")
-    monkeypatch.delenv("MICROGPT_REQUIRE_TORCH", raising=False)
-    (block,) = code_blocks(page, tmp_path)
-    assert block.importorskip == "torch"
-    monkeypatch.setenv("MICROGPT_REQUIRE_TORCH", "1")
-    (block,) = code_blocks(page, tmp_path)
-    assert block.importorskip is None and block.code.startswith("import torch")
-
-
 BLOCK_DOCS = """
 import sys
 class Blocked:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {"mkdocs", "pymdownx", "markdown", "material", "mkdocs_jupyter"}:
-            raise ImportError(f"{name} is blocked: only the test extra is installed")
+        if name.split(".")[0] in {"mkdocs", "pymdownx", "markdown", "material", "mkdocs_jupyter", "torch"}:
+            raise ModuleNotFoundError(f"{name} is blocked: only the test extra is installed")
 sys.meta_path.insert(0, Blocked())
 """
 
 
 def test_the_package_tests_run_with_only_the_test_extra(project):
-    """With the docs toolchain unimportable, unit tests run, .md blocks run, and site tests skip (CI: fail)."""
+    """With the docs toolchain and torch unimportable, unit tests run, .md blocks run, a block that needs torch
+    skips, and site tests skip; under CI=true the site tests fail, and with MICROGPT_REQUIRE_TORCH=1 the torch
+    block is run, not skipped."""
     (project / "sitecustomize.py").write_text(BLOCK_DOCS)
     shutil.copy(ROOT / "tests" / "test_optim.py", project / "tests" / "test_optim.py")
     shutil.copy(ROOT / "tests" / "test_site_build.py", project / "tests" / "test_site_build.py")
     write(project, "page.md", "```python\nprint(1)\n```\n")
+    write(project, "torch.md", "<!--pytest-codeblocks:importorskip(torch)-->\n```python\nprint(1)\n```\n")
     env = {**os.environ, "PYTHONPATH": str(project)}
-    env.pop("CI", None)
-    env.pop("MICROGPT_BUILT_SITE", None)  # make test's prebuilt site would let the site tests run without mkdocs
-    result = pytest_in(project, "--codeblocks", "tests", "page.md", "-rs", env=env)
+    for name in ("CI", "MICROGPT_REQUIRE_TORCH"):
+        env.pop(name, None)
+    result = pytest_in(project, "--codeblocks", "tests", "page.md", "torch.md", "-rs", env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "page.md::line 1 PASSED" in result.stdout and "docs toolchain is not installed" in result.stdout
+    assert "torch.md::line 2 SKIPPED" in result.stdout
     result = pytest_in(project, "tests/test_site_build.py", env={**env, "CI": "true"})
     assert result.returncode != 0 and "CI=true: the docs toolchain is not installed" in result.stdout
+    # run in a fresh interpreter (where torch is installed, it passes; where not, it fails): never skipped
+    result = pytest_in(project, "--codeblocks", "torch.md", env={**env, "MICROGPT_REQUIRE_TORCH": "1"})
+    assert "torch.md::line 2 SKIPPED" not in result.stdout and "torch.md::line 2 " in result.stdout
 
 
 def test_strict_builds_are_never_quiet():

@@ -28,15 +28,9 @@ def test_the_pages_and_the_readme_have_no_problems():
     assert not found, "\n".join(found)
 
 
-MAX_PAGE_LINES = 250  # CONTRIBUTING.md: one idea a page; split a page rather than grow it
-
-
-@pytest.mark.parametrize("page", markdown_pages()[:-1], ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_a_page_keeps_to_one_idea_in_at_most_250_lines(page):
-    text = page.read_text(encoding="utf-8")
-    lines = text.count("\n")
-    assert lines <= MAX_PAGE_LINES, f"{page.relative_to(ROOT)}: {lines} lines; split it, or cut what repeats"
-    long_lines = [n for n, line in enumerate(text.split("\n"), 1) if len(line) > 240]
+@pytest.mark.parametrize("page", markdown_pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_line_of_a_page_is_over_240_characters(page):
+    long_lines = [n for n, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1) if len(line) > 240]
     assert not long_lines, f"{page.relative_to(ROOT)}: lines {long_lines} are over 240 characters; wrap them"
 
 
@@ -215,7 +209,9 @@ def test_snippet_notation_outside_an_embed_is_refused(line):
 
 
 def test_snippet_notation_inside_a_text_fence_is_refused():
-    assert_refused('```text\n--8<-- "microgpt/engine.py:topo"\n```\n', 2, "snippet notation outside an embed")
+    assert_refused(
+        '```text\n--8<-- "microgpt/engine.py:topological_order"\n```\n', 2, "snippet notation outside an embed"
+    )
 
 
 def test_escaped_snippet_notation_in_prose_is_kept():
@@ -229,89 +225,69 @@ def test_escaped_snippet_notation_in_prose_is_kept():
     ("target", "words"),
     [
         ("microgpt/no_such_file.py:x", "no such file"),
-        ("microgpt/engine.py:no_such_section", "no section 'no_such_section'"),
+        ("microgpt/engine.py:no_such_name", "no function, class or name 'no_such_name'"),
+        ("microgpt/engine.py:Value.tanh..Value.__pow__", "the first one first"),
+        ("microgpt/engine.py:Value.tanh..topological_order", "of one body"),
+        ("microgpt/engine.py:Value.backward:while", "no statement of Value.backward"),
     ],
 )
 def test_an_embed_of_something_missing_is_refused(target, words):
     assert_refused(f'```python\n--8<-- "{target}"\n```\n', 1, words)
 
 
-def test_an_embed_runs_the_sections_code():
-    page = mdblocks.parse('```python\n--8<-- "microgpt/engine.py:topo"\n```\n', "docs/page.md", ROOT)
-    assert not page.problems
-    assert page.blocks[0].code.startswith("def topological_order(")
-    assert page.blocks[0].embed.title.startswith("microgpt/engine.py — lines ")
+def embed(target: str, above: str = "") -> mdblocks.Fence:
+    page = mdblocks.parse(f'{above}```python\n--8<-- "{target}"\n```\n', "docs/page.md", ROOT)
+    assert not page.problems, page.problems
+    return page.blocks[0]
 
 
-def test_highlight_names_a_nested_section():
-    embed = '```python\n--8<-- "microgpt/engine.py:backward"\n```\n'
-    assert_refused("<!--mg:highlight(topo)-->\n" + embed, 1, "not a section nested in this embed")
-    block = mdblocks.parse("<!--mg:highlight(seed)-->\n" + embed, "docs/page.md", ROOT).blocks[0]
-    assert [block.embed.lines[k - 1].strip() for k in block.highlight] == ["self.grad = 1"]
+def test_an_embed_shows_a_definition_found_by_name_with_the_files_line_numbers():
+    block = embed("microgpt/engine.py:topological_order")
+    assert block.code.startswith("def topological_order(") and block.code.rstrip().endswith("return topo")
+    source = (ROOT / "microgpt" / "engine.py").read_text(encoding="utf-8").split("\n")
+    first, last = block.embed.numbers[0], block.embed.numbers[-1]
+    assert source[first - 1] == 'def topological_order(root: "Value") -> "list[Value]":'
+    assert block.embed.title == f"microgpt/engine.py — lines {first}–{last}"
+    assert block.embed.snippet == f'--8<-- "microgpt/engine.py:{first}:{last}"'  # what snippets is handed
 
 
-# ---------------------------------------------------------------------------- sections in source files
-
-
-def sections(tmp_path, source: str):
-    file = tmp_path / "m.py"
-    file.write_text(textwrap.dedent(source).lstrip("\n"))
-    return mdblocks.read_sections(file, "m.py")
-
-
-def test_a_renamed_end_marker_is_refused(tmp_path):
-    found, problems = sections(
-        tmp_path,
-        """
-        # --8<-- [start:f]
-        def f():
-            return 1
-            # --8<-- [end:g]
-
-
-        def everything_after():
-            return 2
-        """,
+def test_an_embed_of_a_method_or_a_run_of_them_is_dedented_and_keeps_its_comment(tmp_path):
+    file = tmp_path / "microgpt" / "m.py"
+    file.parent.mkdir()
+    file.write_text(
+        "class A:\n    x = 1\n\n    # why b and c need no rule of their own\n    @property\n    def b(self):\n"
+        "        return 2\n\n    def c(self):\n        return 3\n\n    def d(self):\n        return 4\n"
     )
-    assert "f" not in found
-    assert any("m.py:4: end of section 'g'" in p for p in problems), problems
-    assert any("m.py:1: section 'f' has a start marker and no end marker" in p for p in problems), problems
+    page = mdblocks.parse('```python\n--8<-- "microgpt/m.py:A.b..A.c"\n```\n', "docs/page.md", tmp_path)
+    assert not page.problems, page.problems
+    section = page.blocks[0].embed
+    assert section.numbers == list(range(4, 11))
+    assert section.lines[:3] == ["# why b and c need no rule of their own", "@property", "def b(self):"]
+    assert section.lines[-1] == "    return 3"
 
 
-@pytest.mark.parametrize(
-    ("source", "words"),
-    [
-        ("# --8<-- [start:f]\n# --8<-- [end:f]\n", "is empty"),
-        ("# --8<-- [start:f]\nx = 1\n# --8<-- [end:f]\n# --8<-- [start:f]\ny = 1\n# --8<-- [end:f]\n", "starts twice"),
-        ("# --8<-- [start:a]\n# --8<-- [start:b]\nx = 1\n# --8<-- [end:a]\n# --8<-- [end:b]\n", "crossed"),
-        ("# --8<-- [start:f]\nx = 1  # --8<-- [end:f]\n", "comment line of its own"),
-        ("# --8<-- [start:f]\nx = 1\n\n# --8<-- [end:f]\n", "blank line"),
-    ],
-)
-def test_malformed_sections_are_refused(tmp_path, source, words):
-    assert any(words in p for p in sections(tmp_path, source)[1])
+def test_an_embed_of_one_statement_runs_just_that_statement():
+    block = embed("microgpt/engine.py:Value.backward:for v in reversed(topo):")
+    assert block.code.startswith("for v in reversed(topo):\n    for child, local_grad in zip(")
+    assert block.code.rstrip().endswith("child.grad += local_grad * v.grad")
+    assert len(block.embed.numbers) == 3
 
 
-def test_every_section_in_the_package_is_well_formed_and_embedded():
-    embedded = {
-        (f.embed.file, f.embed.name)
-        for page in markdown_pages()
-        for f in mdblocks.parse(page.read_text(), str(page), ROOT).blocks
-        if f.embed
-    }
-    highlighted = {
-        (f.embed.file, m.arg)
-        for page in markdown_pages()
-        for f in mdblocks.parse(page.read_text(), str(page), ROOT).blocks
-        for m in f.markers
-        if m.kind == "highlight"
-    }
+def test_highlight_names_one_statement_of_the_embed():
+    target = "microgpt/engine.py:Value.backward"
+    assert_refused(f'<!--mg:highlight(no such line)-->\n```python\n--8<-- "{target}"\n```\n', 1, "no statement")
+    block = embed(target, "<!--mg:highlight(self.grad = 1)-->\n")
+    assert [block.embed.lines[k - 1].strip() for k in block.highlight] == ["self.grad = 1"]
+    loop = embed(target, "<!--mg:highlight(for v in reversed)-->\n")
+    assert [block.embed.lines[k - 1].strip()[:9] for k in loop.highlight] == ["for v in ", "for child", "child.gra"]
+
+
+def test_the_taught_modules_carry_no_markers_or_pragmas():
+    """Pages embed by name: a marker or formatting pragma in microgpt/ is scaffolding a reader would see."""
     for file in sorted((ROOT / "microgpt").glob("*.py")):
-        name = file.relative_to(ROOT).as_posix()
-        found, problems = mdblocks.read_sections(file, name)
-        assert not problems, problems
-        unused = {s for s in found if (name, s) not in embedded | highlighted}
-        assert not unused, f"{name}: sections no page embeds: {sorted(unused)}; delete their markers"
+        for n, line in enumerate(file.read_text(encoding="utf-8").split("\n"), 1):
+            assert not mdblocks.snippet_notation(line), f"{file.name}:{n}: {line.strip()}"
+            assert "# fmt:" not in line and "# noqa" not in line, f"{file.name}:{n}: {line.strip()}"
 
 
 def test_the_snippet_regexes_are_pymdownx_own():

@@ -110,13 +110,13 @@ def test_replay_in_engine_order_matches_the_engine(name):
     assert T.replay(t, list(reversed(t["topo"])))[0] == {n["id"]: n["grad"] for n in t["nodes"]}
 
 
-def test_diamond_replay_gives_15_only_when_d_comes_before_b_and_c():
+def test_diamond_replay_gives_15_only_when_z_comes_before_s_and_t():
     t = T.trace_preset("diamond")
-    for order in itertools.permutations(["a", "b", "c", "d"]):
-        ok = order.index("d") < order.index("b") and order.index("d") < order.index("c")
-        assert (T.replay(t, list(order))[0]["a"] == 15) == ok, order
-    assert T.replay(t, ["b", "d", "c", "a"])[0]["a"] == 9  # the path through b lost its 6
-    assert T.replay(t, ["d", "a", "b", "c"])[0]["a"] == 15  # a is a leaf: visiting it early pushes nothing
+    for order in itertools.permutations(["x", "s", "t", "z"]):
+        ok = order.index("z") < order.index("s") and order.index("z") < order.index("t")
+        assert (T.replay(t, list(order))[0]["x"] == 15) == ok, order
+    assert T.replay(t, ["s", "z", "t", "x"])[0]["x"] == 9  # the path through s lost its 6
+    assert T.replay(t, ["z", "x", "s", "t"])[0]["x"] == 15  # x is a leaf: visiting it early pushes nothing
 
 
 def _is_reverse_topological(t: dict, order: list[str]) -> bool:
@@ -124,21 +124,21 @@ def _is_reverse_topological(t: dict, order: list[str]) -> bool:
     return all(pos[e["node"]] < pos[e["child"]] for e in t["edges"] if e["child"] in pos)
 
 
-def test_shared_interior_node_x_grad_is_30_exactly_for_orders_that_visit_a_after_b_and_c():
+def test_shared_interior_node_x_grad_is_30_exactly_for_orders_that_visit_u_after_s_and_t():
     t = T.trace_preset("shared")
-    assert {n["id"]: n["data"] for n in t["nodes"] if not n["const"]} == {"x": 1, "a": 2, "b": 3, "c": 6, "d": 18}
+    assert {n["id"]: n["data"] for n in t["nodes"] if not n["const"]} == {"x": 1, "u": 2, "s": 3, "t": 6, "z": 18}
     assert {n["id"]: n["grad"] for n in t["nodes"]}["x"] == 30
     right = 0
     for order in map(list, itertools.permutations(T.movable(t))):
         x = T.replay(t, order)[0]["x"]
-        # a must be visited after both its users, and b, c after d; x's own place does not matter
-        complete = all(order.index(u) < order.index(v) for u, v in [("d", "b"), ("d", "c"), ("b", "a"), ("c", "a")])
+        # u must be visited after both its users, and s, t after z; x's own place does not matter
+        complete = all(order.index(a) < order.index(b) for a, b in [("z", "s"), ("z", "t"), ("s", "u"), ("t", "u")])
         assert (x == 30) == complete, (order, x)
         right += complete
         if _is_reverse_topological(t, order):
             assert x == 30, order
-    assert right == 10  # x anywhere among 5 places, times d first and a after b and c (2 ways)
-    assert T.replay(t, ["d", "b", "a", "c", "x"])[0]["x"] == 12  # a passed on 6 before c added its 9
+    assert right == 10  # x anywhere among 5 places, times z first and u after s and t (2 ways)
+    assert T.replay(t, ["z", "s", "u", "t", "x"])[0]["x"] == 12  # u passed on 6 before t added its 9
 
 
 @pytest.mark.parametrize("name", [n for n, p in T.PRESETS.items() if p[2]])
@@ -156,7 +156,7 @@ def test_seed_numbers():
     g = {n: {x["id"]: x["grad"] for x in T.trace_preset(n)["nodes"]} for n in NAMES}
     assert (g["fab"]["a"], g["fab"]["b"], g["fab"]["d"]) == (10, 10, -1)
     assert g["neuron"]["w1"] == pytest.approx(1.0) and g["neuron"]["w2"] == 0
-    assert g["square"]["a"] == 6 and g["diamond"]["a"] == 15
+    assert g["square"]["a"] == 6 and g["diamond"]["x"] == 15
     assert (g["linear"]["a"], g["linear"]["b"], g["linear"]["d"]) == (-3, 2, 1)
     assert (g["relu"]["a"], g["relu"]["b"], g["relu"]["d"], g["relu"]["c"], g["relu"]["e"]) == (-3, 2, 1, 1, 1)
     assert g["shared"]["x"] == 30

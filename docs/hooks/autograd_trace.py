@@ -185,16 +185,16 @@ def _fab(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
     return [("a", va), ("b", vb), ("d", vd), ("e", e, "+", "e = a + b"), ("f", f, "*", "f = e · d")]
 
 
-def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, b: float = 6.8813735870195432) -> list[Named]:
-    vx1, vw1, vx2, vw2, vb = Value(x1), Value(w1), Value(x2), Value(w2), Value(b)
+def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: float = 6.8813735870195432) -> list[Named]:
+    vx1, vw1, vx2, vw2, vw0 = Value(x1), Value(w1), Value(x2), Value(w2), Value(w0)  # w0: the bias
     x1w1 = vx1 * vw1
     x2w2 = vx2 * vw2
     s = x1w1 + x2w2
-    n = s + vb
+    n = s + vw0
     o = n.tanh()
-    return [("x1", vx1), ("w1", vw1), ("x2", vx2), ("w2", vw2), ("b", vb),
+    return [("x1", vx1), ("w1", vw1), ("x2", vx2), ("w2", vw2), ("w0", vw0),
             ("x1w1", x1w1, "*", "x1w1 = x1 · w1"), ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
-            ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + b"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
+            ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + w0"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
 
 
 def _square(a: float = 3) -> list[Named]:
@@ -203,22 +203,24 @@ def _square(a: float = 3) -> list[Named]:
     return [("a", va), ("f", f, "*", "f = a · a")]
 
 
-def _diamond(a: float = 2) -> list[Named]:
-    va = Value(a)
-    b = va + 1
-    c = va * 3
-    d = b * c
-    return [("a", va), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"), ("d", d, "*", "d = b · c")]
+# The two graphs with a shared node use letters of their own (x, u, s, t, z), so that no letter means
+# one thing here and another in the running example (a, b, d leaves; c = a · b).
+def _diamond(x: float = 2) -> list[Named]:
+    vx = Value(x)
+    s = vx + 1
+    t = vx * 3
+    z = s * t
+    return [("x", vx), ("s", s, "+", "s = x + 1"), ("t", t, "*", "t = 3x"), ("z", z, "*", "z = s · t")]
 
 
 def _shared(x: float = 1) -> list[Named]:
     vx = Value(x)
-    a = 2 * vx
-    b = a + 1
-    c = a * 3
-    d = b * c
-    return [("x", vx), ("a", a, "*", "a = 2x"), ("b", b, "+", "b = a + 1"), ("c", c, "*", "c = 3a"),
-            ("d", d, "*", "d = b · c")]  # fmt: skip
+    u = 2 * vx
+    s = u + 1
+    t = u * 3
+    z = s * t
+    return [("x", vx), ("u", u, "*", "u = 2x"), ("s", s, "+", "s = u + 1"), ("t", t, "*", "t = 3u"),
+            ("z", z, "*", "z = s · t")]  # fmt: skip
 
 
 # name: (title, graph builder, whether the visit-order playground can show it). Menu order.
@@ -229,7 +231,7 @@ PRESETS: dict[str, tuple[str, Callable[..., list[Named]], bool]] = {
     "neuron": ("tanh neuron", _neuron, False),
     "square": ("a · a", _square, False),
     "diamond": ("diamond, a shared leaf", _diamond, True),
-    "shared": ("shared interior node a", _shared, True),
+    "shared": ("shared interior node u", _shared, True),
 }
 
 

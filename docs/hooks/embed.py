@@ -5,8 +5,9 @@ there fails the build with the page and line. Then, in the in-memory Markdown on
 
 - each python block gets the run metadata the in-browser runner reads: data-mg-run="<n>",
   data-mg-cont, data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
-- an embed (--8<-- "microgpt/file.py:section") gets the title "file — lines A–B", a gutter
-  starting at A, and the lines of <!--mg:highlight(NAME)--> sections highlighted;
+- an embed (--8<-- "microgpt/file.py:NAME", a definition found by name) becomes the same snippet by
+  line numbers (--8<-- "microgpt/file.py:A:B"), with the title "file — lines A–B", a gutter starting
+  at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do;
 - after rendering, each python block is put in the box the in-browser runner fills with its
   buttons, output and verdict (`<div class="mg-run">`, which takes over the data-mg-* attributes).
@@ -16,9 +17,7 @@ there fails the build with the page and line. Then, in the in-memory Markdown on
 - the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
 
 After rendering, the page must hold exactly the code blocks that were read (an indented code
-block, or a fence the parser missed, fails the build), and an embed whose section has nested
-sections gets its gutter renumbered: pymdownx.snippets leaves out the nested marker lines, so the
-shown lines skip their numbers.
+block, or a fence the parser missed, fails the build).
 """
 
 from __future__ import annotations
@@ -58,6 +57,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     for fence in parsed.fences:
         if attributes(fence):
             lines[fence.line - 1] = f"{fence.indent}{fence.ticks} {{{attributes(fence)}}}"
+        if fence.embed:
+            lines[fence.line] = fence.indent + fence.embed.snippet
         for marker in fence.markers:
             kind, text = LABELS.get(marker.kind, (None, ""))
             if marker.kind == "needs":
@@ -106,10 +107,6 @@ def on_page_content(html_text: str, page, config, files) -> str:
         )
     if html_text.count("data-mg-run=") != len(parsed.blocks):
         raise PluginError(f"{where}: a python block lost its data-mg-run attribute")
-    pos = 0
-    for fence in parsed.blocks:
-        if fence.embed and fence.embed.nested:
-            html_text, pos = renumber(html_text, pos, fence, where)
     html_text = boxed(html_text, where)
     if html_text.count('<div class="mg-run"') != len(parsed.blocks):  # the runner reads only boxed blocks
         raise PluginError(f"{where}: a python block was not put in its run box; has superfences' markup changed?")
@@ -131,25 +128,3 @@ def boxed(html_text: str, where: str) -> str:
         out += [html_text[pos : m.start()], f'<div class="mg-run"{m["attrs"]}>', block, "</div>"]
         pos = tag.end()
     return "".join(out) + html_text[pos:]
-
-
-def renumber(html_text: str, pos: int, fence: mdblocks.Fence, where: str) -> tuple[str, int]:
-    """Give the gutter and line anchors of an embed with nested sections the file's line numbers."""
-    embed = fence.embed
-    if embed is None:  # the caller passes embeds only; anything else is a bug in this hook
-        raise PluginError(f"{where}:{fence.line}: renumber() was given a block that embeds no section")
-    numbers = embed.numbers
-    start = html_text.find(f'<span class="filename">{html.escape(embed.title, quote=False)}</span>', pos)
-    end = html_text.find("</table>", start)
-    if start < 0 or end < 0:
-        raise PluginError(f"{where}:{fence.line}: the embed titled {embed.title!r} is not in the page")
-    block = html_text[start:end]
-    true = dict(zip(range(numbers[0], numbers[0] + len(numbers)), numbers))  # consecutive -> the file's
-    new, count = re.subn(
-        r"(__codelineno-\d+-|__span-\d+-)(\d+)|>( *)(\d+)</a>",
-        lambda m: f"{m[1]}{true[int(m[2])]}" if m[1] else f">{true[int(m[4])]:>{len(m[3] + m[4])}}</a>",
-        block,
-    )
-    if count != 5 * len(numbers):  # per line: gutter href and text, the span's id, the anchor's id and name
-        raise PluginError(f"{where}:{fence.line}: expected {5 * len(numbers)} line references, found {count}")
-    return html_text[:start] + new + html_text[end:], start + len(new)

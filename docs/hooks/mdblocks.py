@@ -10,12 +10,14 @@ What a page may contain; anything else is a problem, reported as "page:line: mes
 - every ```python block runs. On lines of their own right above it, any of:
       <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
       <!--pytest-codeblocks:importorskip(torch)-->  needs torch (or numpy), which the browser lacks
-      <!--mg:highlight(NAME)-->                     embeds only: highlight the nested section NAME
+      <!--mg:highlight(TEXT)-->                     embeds only: highlight the statement whose first line has TEXT
 - after the last block of a chain, <!--pytest-codeblocks:expected-output--> and a ```text fence:
   the chain's stdout, compared exactly;
-- an embed: a python fence whose only line is  --8<-- "microgpt/file.py:section";
+- an embed: a python fence whose only line is  --8<-- "microgpt/file.py:NAME", NAME a function,
+  class, method or assigned name (`Value.backward`), or a run of them (`Value.__pow__..Value.tanh`),
+  found with `ast`; the build hands pymdownx.snippets the same lines by number;
 - no other snippet notation anywhere: pymdownx.snippets would paste a file there or drop the
-  line. Prose that mentions a section marker escapes it as ;--8<--, which the site shows as --8<--.
+  line. Prose that mentions snippet notation escapes it as ;--8<--, which the site shows as --8<--.
 """
 
 from __future__ import annotations
@@ -32,10 +34,14 @@ NEEDS = {"torch", "numpy"}  # packages a block may need that the in-browser Pyth
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 MARKER = re.compile(
     r"^<!--(?:pytest-codeblocks:(?P<cb>cont|expected-output|importorskip\((?P<needs>\w+)\))"
-    r"|mg:highlight\((?P<highlight>[a-z][-_0-9a-z]*)\))-->$"
+    r"|mg:highlight\((?P<highlight>.+)\))-->$"
 )
 LOOKS_LIKE_MARKER = re.compile(r"<!--.*(pytest|mg:)", re.IGNORECASE)
-EMBED = re.compile(r'^--8<-- "(?P<path>[^":]+\.py):(?P<section>[a-z][-_0-9a-z]*)"$')
+# a definition by its qualified name, or a run of them ("microgpt/engine.py:Value.__pow__..Value.tanh"),
+# or one statement of a definition, named by text of its first line ("...:Value.backward:for v in")
+EMBED = re.compile(
+    r'^--8<-- "(?P<path>[^":]+\.py):(?P<section>[A-Za-z_][\w.]*?(?:\.\.[A-Za-z_][\w.]*)?)(?::(?P<statement>[^"]+))?"$'
+)
 
 # pymdownx.snippets 10.x/13.x, verbatim (tests/test_site_tooling.py checks they still equal its own):
 # any line matching either is taken by snippets, whether it is prose, code or a comment.
@@ -60,8 +66,6 @@ SECTION_MARKER = re.compile(
     (?P<post>.*?)$
     """
 )
-# in a .py file, a section marker is a comment line of its own (snippets drops the whole line)
-PY_MARKER = re.compile(r"^[ \t]*# --8<-- \[(?P<type>start|end):(?P<name>[a-z][-_0-9a-z]*)\]$")
 
 
 def snippet_notation(line: str) -> bool:
@@ -81,10 +85,10 @@ def snippet_notation(line: str) -> bool:
 @dataclass
 class Section:
     file: str  # as the page names it, e.g. "microgpt/engine.py"
-    name: str
+    name: str  # as the page names it, e.g. "Value.backward" or "Value.__pow__..Value.tanh"
     numbers: list[int]  # the file's line number of every line the site shows, in order
     lines: list[str]  # those lines, dedented as snippets dedents them
-    nested: dict[str, list[int]] = field(default_factory=dict)  # nested section -> its line numbers
+    statements: list[ast.stmt] = field(default_factory=list)  # the statements shown, for highlight()
 
     @property
     def title(self) -> str:
@@ -95,46 +99,93 @@ class Section:
     def code(self) -> str:
         return "".join(line + "\n" for line in self.lines)
 
+    @property
+    def snippet(self) -> str:
+        """The same lines as pymdownx.snippets names them: by their numbers in the file."""
+        return f'--8<-- "{self.file}:{self.numbers[0]}:{self.numbers[-1]}"'
 
-def read_sections(path: Path, name: str) -> tuple[dict[str, Section], list[str]]:
-    """Every section of a .py file, and what is wrong with its markers ("file:line: message")."""
-    lines = path.read_text(encoding="utf-8").split("\n")
-    problems: list[str] = []
-    spans: dict[str, tuple[int, int]] = {}  # name -> (start marker line, end marker line)
-    open_: list[tuple[str, int]] = []
-    for n, line in enumerate(lines, 1):
-        if not snippet_notation(line):
-            continue
-        m = PY_MARKER.match(line)
-        if not m:
-            problems.append(f"{name}:{n}: a section marker must be a comment line of its own: # --8<-- [start:NAME]")
-            continue
-        kind, section = m.group("type"), m.group("name")
-        if kind == "start":
-            if section in spans or any(s == section for s, _ in open_):
-                problems.append(f"{name}:{n}: section '{section}' starts twice")
-            open_.append((section, n))
-        elif not open_ or open_[-1][0] != section:
-            expected = f"the end of '{open_[-1][0]}'" if open_ else "no end marker"
-            problems.append(f"{name}:{n}: end of section '{section}' where {expected} belongs (unmatched or crossed)")
-        else:
-            spans[section] = (open_.pop()[1], n)
-    problems += [f"{name}:{n}: section '{s}' has a start marker and no end marker" for s, n in open_]
+    def highlight(self, text: str) -> list[int] | str:
+        """The block's lines (1-based) of the one statement whose first line contains text, or a problem."""
+        span = self.statement_span(text)
+        if isinstance(span, str):
+            return f"highlight({text}): {span}"
+        return list(range(span[0] - self.numbers[0] + 1, span[1] - self.numbers[0] + 2))
 
-    sections: dict[str, Section] = {}
-    for section, (start, end) in spans.items():
-        markers = {n for s, (a, b) in spans.items() for n in (a, b)}
-        numbers = [n for n in range(start + 1, end) if n not in markers]
-        shown = [lines[n - 1] for n in numbers]
-        where = f"{name}:{start}: section '{section}'"
-        if not any(line.strip() for line in shown):
-            problems.append(f"{where} is empty")
-            continue
-        if not shown[0].strip() or not shown[-1].strip():
-            problems.append(f"{where} starts or ends with a blank line (the gutter would be off by it)")
-        nested = {s: [n for n in numbers if a < n < b] for s, (a, b) in spans.items() if start < a < end}
-        sections[section] = Section(name, section, numbers, textwrap.dedent("\n".join(shown)).split("\n"), nested)
-    return sections, problems
+    def statement_span(self, text: str) -> tuple[int, int] | str:
+        """The file's first and last line of the one statement whose first line contains text, or a problem."""
+        found = {
+            (node.lineno, node.end_lineno or node.lineno)
+            for statement in self.statements
+            for node in ast.walk(statement)
+            if isinstance(node, ast.stmt) and text in self.lines[node.lineno - self.numbers[0]]
+        }
+        starts = {first for first, _ in found}
+        if len(starts) != 1:
+            where = "no statement" if not starts else f"statements on lines {sorted(starts)}"
+            return f"{where} of {self.name} start with a line containing {text!r}; name exactly one"
+        return max(found, key=lambda span: span[1])  # `if x: return`: the outer statement
+
+    def only(self, text: str) -> Section | str:
+        """The one statement of this section whose first line contains text, as a section of its own."""
+        span = self.statement_span(text)
+        if isinstance(span, str):
+            return span
+        first, last = span
+        nodes = [n for s in self.statements for n in ast.walk(s) if isinstance(n, ast.stmt) and n.lineno == first]
+        shown = textwrap.dedent("\n".join(self.lines[first - self.numbers[0] : last - self.numbers[0] + 1]))
+        return Section(self.file, f"{self.name}:{text}", list(range(first, last + 1)), shown.split("\n"), nodes[:1])
+
+
+def definitions(tree: ast.Module) -> dict[str, tuple[ast.stmt, list[ast.stmt]]]:
+    """Every function, class and assigned name of a module by qualified name (`Value.backward`),
+    with the body it stands in."""
+    found: dict[str, tuple[ast.stmt, list[ast.stmt]]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            names: list[str] = []
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names = [node.name]
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            for name in names:
+                found[prefix + name] = (node, body)
+
+    visit(tree.body, "")
+    return found
+
+
+def find_section(path: Path, file: str, name: str) -> Section | str:
+    """The lines of `name` in a .py file (a definition, or a run FIRST..LAST of them), or a problem.
+
+    A definition starts at its first decorator, or at the comment lines right above it (its
+    introduction), and ends at its last line; the gutter shows the file's own numbers.
+    """
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    try:
+        defined = definitions(ast.parse(text))
+    except SyntaxError as error:
+        return f"{file} does not parse: {error.msg} (line {error.lineno})"
+    first_name, _, last_name = name.partition("..")
+    missing = [n for n in (first_name, last_name or first_name) if n not in defined]
+    if missing:
+        return f"no function, class or name {missing[0]!r} in {file}"
+    (first, body), (last, last_body) = defined[first_name], defined[last_name or first_name]
+    if body is not last_body or last.lineno < first.lineno:
+        return f"{name}: FIRST..LAST must name two definitions of one body, the first one first"
+    start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
+    indent = lines[start - 1][: len(lines[start - 1]) - len(lines[start - 1].lstrip())]
+    while start > 1 and lines[start - 2].startswith(indent + "#"):
+        start -= 1
+    end = last.end_lineno or last.lineno
+    numbers = list(range(start, end + 1))
+    shown = textwrap.dedent("\n".join(lines[n - 1] for n in numbers)).split("\n")
+    statements = [node for node in body if first.lineno <= node.lineno <= end]
+    return Section(file, name, numbers, shown, statements)
 
 
 # ---------------------------------------------------------------------------- pages
@@ -291,12 +342,13 @@ def _read_fence(lines, i, m, markers, fences, say, root) -> int:
             if not file.is_file():
                 say(n, f"embed of {embed.group('path')}: no such file")
             else:
-                sections, problems = read_sections(file, embed.group("path"))
-                for problem in problems:
-                    say(n, f"embed of {embed.group('path')}: {problem}")
-                fence.embed = sections.get(embed.group("section"))
-                if fence.embed is None and not problems:
-                    say(n, f"embed of {embed.group('path')}: no section '{embed.group('section')}'")
+                section = find_section(file, embed.group("path"), embed.group("section"))
+                if embed.group("statement") and not isinstance(section, str):
+                    section = section.only(embed.group("statement"))
+                if isinstance(section, str):
+                    say(n, f"embed of {embed.group('path')}: {section}")
+                else:
+                    fence.embed = section
     return j + 1
 
 
@@ -333,12 +385,11 @@ def _link_blocks(page: Page, say) -> None:
             for marker in fence.markers:
                 if marker.kind != "highlight":
                     continue
-                embed = fence.embed
-                nested = embed.nested.get(marker.arg) if embed is not None else None
-                if embed is None or nested is None:
-                    say(marker.line, f"highlight({marker.arg}): not a section nested in this embed")
+                lines = fence.embed.highlight(marker.arg) if fence.embed is not None else "only an embed"
+                if isinstance(lines, str):
+                    say(marker.line, lines if fence.embed else f"highlight({marker.arg}): {lines} has highlights")
                 else:
-                    fence.highlight += [embed.numbers.index(k) + 1 for k in nested]
+                    fence.highlight += lines
             last_block = fence
         elif "expected-output" in kinds:
             if previous is None or previous.run is None or previous.expected is not None:

@@ -157,7 +157,7 @@ def _questions() -> dict[str, dict]:
     f, fd = _grads("fab"), _datas("fab")
     o, od = _grads("neuron"), _datas("neuron")
     d, dd = _grads("diamond"), _datas("diamond")
-    ca = next(e["local_grad"] for e in T.trace_preset("diamond")["edges"] if (e["node"], e["child"]) == ("c", "a"))
+    tx = next(e["local_grad"] for e in T.trace_preset("diamond")["edges"] if (e["node"], e["child"]) == ("t", "x"))
     return {
         "fab-a": dict(
             preset="fab",
@@ -184,15 +184,15 @@ def _questions() -> dict[str, dict]:
             f"x1w1 = x1 · w1 swaps, so w1 gets x1 · {fmt(o['x1w1'])} = {fmt(od['x1'])} · "
             f"{fmt(o['x1w1'])} = {fmt(o['w1'])}.",
         ),
-        "diamond-a": dict(
+        "diamond-x": dict(
             preset="diamond",
-            node="a",
-            prompt=f"Diamond a = {fmt(dd['a'])}, b = a + 1, c = 3a, d = b · c: what is ∂d/∂a?",
-            hint="Two paths lead from d down to a, one through b and one through c. What does each deliver?",
-            explain=f"d = b · c gives b.grad = c = {fmt(dd['c'])} and c.grad = b = {fmt(dd['b'])}. "
-            f"Through b, a receives 1 · {fmt(d['b'])}; "
-            f"through c it receives {fmt(ca)} · {fmt(d['c'])}. "
-            f"The += adds both paths: {fmt(d['b'])} + {fmt(ca * d['c'])} = {fmt(d['a'])}.",
+            node="x",
+            prompt=f"Diamond x = {fmt(dd['x'])}, s = x + 1, t = 3x, z = s · t: what is ∂z/∂x?",
+            hint="Two paths lead from z back to x, one through s and one through t. What does each deliver?",
+            explain=f"z = s · t gives s.grad = t = {fmt(dd['t'])} and t.grad = s = {fmt(dd['s'])}. "
+            f"Through s, x receives 1 · {fmt(d['s'])}; "
+            f"through t it receives {fmt(tx)} · {fmt(d['t'])}. "
+            f"The += adds both paths: {fmt(d['s'])} + {fmt(tx * d['t'])} = {fmt(d['x'])}.",
         ),
     }
 
@@ -504,7 +504,7 @@ def diagram_shared() -> tuple[str, str]:
         _text(
             PAD,
             17,
-            f"backward pass: grad from {t['root']} to {t['forward'][0]}; a collects from b and c",
+            f"backward pass: grad from {t['root']} to {t['forward'][0]}; u collects from s and t",
             "ag-heading",
             "start",
         ),
@@ -517,8 +517,8 @@ def diagram_shared() -> tuple[str, str]:
     ]
     g = {n["id"]: n for n in t["nodes"]}
     title = (
-        "The shared-interior-node graph: x = 1, a = 2x, b = a + 1, c = 3a, d = b · c. Grad flows back from d; "
-        f"a receives from both b and c (a.grad = {fmt(g['a']['grad'])}) before it passes 2 · a.grad to x "
+        "The shared-interior-node graph: x = 1, u = 2x, s = u + 1, t = 3u, z = s · t. Grad flows back from z; "
+        f"u receives from both s and t (u.grad = {fmt(g['u']['grad'])}) before it passes 2 · u.grad to x "
         f"(x.grad = {fmt(g['x']['grad'])})."
     )
     return _svg(t["width"], t["height"], title, body), _legend(LEGEND_BACKWARD, LEGEND_LOCAL, LEGEND_CONST)
