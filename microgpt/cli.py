@@ -40,13 +40,13 @@ DEFAULT_OUT = "microgpt.ckpt.json"
 EXIT_USAGE = 2  # bad input of any kind, as argparse does for bad arguments
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a C program reports when its reader went away (`| head`)
 
-# Shown by --help with how long each takes, measured (CPU time, on a shared 2-core machine: 34 s, 112 s
-# and 1.5 s) and rounded: a laptop's ballpark. tests/test_cli.py checks each against the estimate that
-# limits.py makes from the run's shape, so that a change to the run or to the model shows here.
+# Shown by --help with how long each takes: measured on a 2-core machine (36 s, 121 s and 0.8 s), and
+# rounded, as a laptop's ballpark. tests/test_cli.py checks each against the estimate that limits.py
+# makes from the run's shape, so that a change to the run or to the model shows here.
 EXAMPLES = {
-    "python -m microgpt": 30,
+    "python -m microgpt": 35,
     "python -m microgpt train --steps 1000 --out names.ckpt.json": 120,
-    "python -m microgpt sample --ckpt names.ckpt.json -n 20": 2,
+    "python -m microgpt sample --ckpt names.ckpt.json -n 20": 1,
 }
 
 HELP_WIDTH = 100
