@@ -1,7 +1,7 @@
 """Checkpoints: a trained model and its vocabulary as one JSON file, written atomically, read back with checks.
 
-Reading checks the file against its own contents and against GPTConfig's bounds before it builds
-anything the size of the model, so a small file that claims a huge model fails at once.
+Reading checks the file against its own contents and against the bounds of limits.py before it
+builds anything the size of the model, so a small file that claims a huge model fails at once.
 """
 
 import dataclasses
@@ -15,7 +15,8 @@ from microgpt import files
 from microgpt.data import Tokenizer
 from microgpt.engine import Value
 from microgpt.errors import InputError
-from microgpt.model import MAX_PARAMETERS, GPTConfig, Matrix, Model
+from microgpt.limits import MAX_PARAMETERS, check_config
+from microgpt.model import GPTConfig, Matrix, Model
 
 FORMAT = "microgpt-checkpoint"
 VERSION = 1
@@ -84,14 +85,16 @@ def _reject_constant(name: str) -> float:
 
 
 def _config(config_doc: Any, where: str) -> GPTConfig:
-    """The config the file claims, checked by GPTConfig itself (whole numbers, divisibility, size bound)."""
+    """The config the file claims, checked as a command-line shape is (whole numbers, divisibility, bounds)."""
     names = [field.name for field in dataclasses.fields(GPTConfig)]
     if not isinstance(config_doc, dict) or set(config_doc) != set(names):
         raise InputError(f"{where}: config must have exactly the fields {', '.join(names)}")
+    config = GPTConfig(**config_doc)  # a plain dataclass: nothing is built or checked yet
     try:
-        return GPTConfig(**config_doc)
+        check_config(config)
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
+    return config
 
 
 def _tokenizer(vocab: Any, config: GPTConfig, where: str) -> Tokenizer:

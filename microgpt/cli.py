@@ -8,18 +8,18 @@ import argparse
 import dataclasses
 import math
 import random
-import re
 import shlex
-import signal
 import sys
-from typing import NoReturn
+import textwrap
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
-from microgpt import __version__, checkpoint, files
-from microgpt import data as dataset
-from microgpt.console import ProgressLine, StdoutFailed, note, say, silence_stdout
-from microgpt.data import Tokenizer, default_data_path, load_docs
+from microgpt import __version__, checkpoint, files, limits
+from microgpt.console import ProgressLine, StdoutFailed, note, say, silence_stdout, write_stdout
+from microgpt.data import Tokenizer, default_data_path
 from microgpt.errors import InputError
-from microgpt.model import MAX_PARAMETERS, GPTConfig, Model
+from microgpt.limits import MAX_DATA_BYTES, MAX_PARAMETERS, MAX_VALUES_PER_PASS, check_config, check_fits, read_docs
+from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.sample import sample
 from microgpt.stopping import (
@@ -34,11 +34,22 @@ from microgpt.stopping import (
 )
 from microgpt.train import train
 
-DEMO_STEPS = 300  # `python -m microgpt` alone: about 20 s at ~15 steps/s
+DEMO_STEPS = 300  # `python -m microgpt` alone: see EXAMPLES
 DEMO_SAMPLES = 10
 DEFAULT_OUT = "microgpt.ckpt.json"
 EXIT_USAGE = 2  # bad input of any kind, as argparse does for bad arguments
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a C program reports when its reader went away (`| head`)
+
+# Shown by --help with how long each takes: measured on a 2-core machine (36 s, 121 s and 0.8 s), and
+# rounded, as a laptop's ballpark. tests/test_cli.py checks each against the estimate that limits.py
+# makes from the run's shape, so that a change to the run or to the model shows here.
+EXAMPLES = {
+    "python -m microgpt": 35,
+    "python -m microgpt train --steps 1000 --out names.ckpt.json": 120,
+    "python -m microgpt sample --ckpt names.ckpt.json -n 20": 1,
+}
+
+HELP_WIDTH = 100
 
 # What each of the model's shape flags means; the flags themselves and their defaults come from GPTConfig.
 SHAPE_HELP = {
@@ -48,15 +59,34 @@ SHAPE_HELP = {
     "block_size": "longest document plus one, in tokens",
 }
 
-EPILOG = f"""\
-With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and prints {DEMO_SAMPLES} samples;
-it writes no file.
 
-Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr);
-{", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)}
-(train first finishes its step and saves what it trained, and says so; then it ends by the signal,
-which a shell shows as that status);
-{EXIT_BROKEN_PIPE} the reader of standard output went away (e.g. `| head`)."""
+def epilog() -> str:
+    docs = read_docs(default_data_path())
+    default = GPTConfig(Tokenizer.from_docs(docs).vocab_size)  # the default model, on the shipped names
+    width = max(map(len, EXAMPLES))
+    examples = [f"  {command:<{width}}  # about {limits.duration(seconds)}" for command, seconds in EXAMPLES.items()]
+    stops = ", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)
+    paragraphs = [
+        f"With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and prints "
+        f"{DEMO_SAMPLES} samples; it writes no file. sample's --temperature must be a positive number.",
+        "What a run costs: each training step reads one document and builds a graph of Values, one for "
+        "each number it computes: per token, in proportion to n_layer x n_embd^2, and for attention in "
+        "proportion to the square of the document's length. A sample reads up to block_size tokens in the "
+        f"same way. A Value takes about {limits.BYTES_PER_VALUE} bytes and {limits.SECONDS_PER_VALUE * 1e6:g} "
+        f"microseconds; the default model builds {limits.values_per_pass(default, 7):,} in a step on a "
+        "6-letter name. So time grows with --steps, with the square of --n-embd and with the square of the "
+        "longest document, and memory with the last two.",
+        f"Bounds, checked before any work, with what a larger request would need: a model has at most "
+        f"{MAX_PARAMETERS:,} parameters; a step or a sample builds at most {limits.cost(MAX_VALUES_PER_PASS)}, "
+        f"which bounds --block-size at each width; --data is at most {MAX_DATA_BYTES // 2**20} MiB.",
+        f"Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr); "
+        f"{stops} (train first finishes its step and saves what it trained, and says so; then it ends by the "
+        f"signal, which a shell shows as that status); {EXIT_BROKEN_PIPE} the reader of standard output went "
+        "away (e.g. `| head`).",
+    ]
+    text = [textwrap.fill(paragraph, HELP_WIDTH) for paragraph in paragraphs]
+    return "\n\n".join(["examples, and roughly how long each takes on a laptop:\n" + "\n".join(examples), *text])
+
 
 OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,
 which is replaced atomically and keeps its permissions; a symbolic link, a directory, a device, a FIFO
@@ -64,10 +94,29 @@ and the data file itself are refused before training starts."""
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, except that a usage error is one `microgpt: error:` line like every other error."""
+    """argparse, except that a usage error is one `microgpt: error:` line like every other error, and
+    that --help goes out as every line microgpt prints does (a stdout that cannot take it is an error)."""
 
     def error(self, message: str) -> NoReturn:
         raise InputError(f"{message} (see: {self.prog} --help)")
+
+    def print_help(self, file: Any = None) -> None:
+        if file is None:
+            write_stdout(self.format_help())
+        else:
+            super().print_help(file)
+
+
+class Version(argparse.Action):
+    """--version, written as --help is: argparse's own version action ignores a failed write."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any):
+        # no value in the namespace, as for argparse's own: SUPPRESS
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        write_stdout(f"microgpt {__version__}\n")
+        parser.exit()
 
 
 def shape_fields() -> list[dataclasses.Field]:
@@ -84,23 +133,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="microgpt",
         description="A small pure-Python GPT.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"microgpt {__version__}")
+    parser.add_argument("--version", action=Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="{train,sample}")
 
     t = commands.add_parser(
         "train",
         help="train a model and write a checkpoint",
         description="Train on one document per step and write a JSON checkpoint. "
-        f"A model has at most {MAX_PARAMETERS:,} parameters.",
+        f"A model has at most {MAX_PARAMETERS:,} parameters, and a step builds at most "
+        f"{MAX_VALUES_PER_PASS:,} Values (see: microgpt --help).",
     )
     t.add_argument("--steps", type=int, default=1000, help="training steps (default: 1000)")
     t.add_argument(
         "--data",
         type=str,
-        help=f"UTF-8 text, one document per line, {dataset.MAX_BYTES // 2**20} MiB at most (default: shipped names)",
+        help=f"UTF-8 text, one document per line, {MAX_DATA_BYTES // 2**20} MiB at most (default: shipped names)",
     )
     t.add_argument("--seed", type=int, default=42, help="seed for the shuffle and the initial weights (default: 42)")
     t.add_argument("--out", type=str, default=DEFAULT_OUT, help=OUT_HELP)
@@ -112,19 +162,34 @@ def build_parser() -> argparse.ArgumentParser:
     s = commands.add_parser(
         "sample",
         help="print samples from a checkpoint",
-        description="Print samples from a trained checkpoint, one per line. Characters that are not "
-        "printable (control characters, line separators) are shown as Python escapes such as \\x1b.",
+        description="Print samples from a trained checkpoint, one per line, each at most block_size tokens long. "
+        "Characters that are not printable (control characters, line separators) are shown as Python "
+        "escapes such as \\x1b.",
     )
     s.add_argument("--ckpt", type=str, required=True, help="checkpoint written by `microgpt train`")
     s.add_argument("-n", type=int, default=20, help="how many samples (default: 20)")
-    s.add_argument("--temperature", type=float, default=0.5, help="< 1 sharpens, > 1 flattens (default: 0.5)")
+    s.add_argument(
+        "--temperature",
+        type=float,
+        default=0.5,
+        help="a positive number: < 1 sharpens, > 1 flattens (default: 0.5)",
+    )
     s.add_argument("--seed", type=int, default=42, help="seed for sampling (default: 42)")
     return parser
 
 
 def run() -> NoReturn:
-    """The `microgpt` command and `python -m microgpt`: main(), then exit as its status says."""
-    exit_with(main())
+    """The `microgpt` command and `python -m microgpt`: main(), then exit as its status says.
+
+    From here to the exit a stop signal raises Stopped (never KeyboardInterrupt's traceback);
+    microgpt/__main__.py guards the moments before.
+    """
+    try:
+        with stop_at_once():
+            status = main()
+    except (Stopped, KeyboardInterrupt) as e:  # in the instants between main()'s handling and run()'s
+        status = stopped(e)
+    exit_with(status)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,17 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "sample":
                 return cmd_sample(args)
             return cmd_demo()
-    except SystemExit as e:  # --help or --version, printed into stdout's buffer: it must still get out
-        try:
-            if sys.stdout is not None:  # a closed stdout: argparse has printed to stderr instead
-                sys.stdout.flush()
-        except BrokenPipeError:
-            silence_stdout()
-            return EXIT_BROKEN_PIPE
-        except (OSError, ValueError) as error:  # ValueError: stdout was closed
-            silence_stdout()
-            note(f"microgpt: error: cannot write to standard output: {getattr(error, 'strerror', None) or error}")
-            return EXIT_USAGE
+    except SystemExit as e:  # --help or --version, written out already
         return e.code if isinstance(e.code, int) else 0
     except InputError as e:
         note(f"microgpt: error: {e}")
@@ -160,9 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         silence_stdout()
         return EXIT_BROKEN_PIPE
     except (Stopped, KeyboardInterrupt) as e:  # KeyboardInterrupt: Ctrl-C before the handlers were in place
-        signum = e.signum if isinstance(e, Stopped) else signal.SIGINT
-        note(f"microgpt: stopped by {signal_name(signum)}")
-        return exit_status(signum)
+        return stopped(e)
     except OSError as e:  # the environment failed under us (a file vanished mid-check, ...): still one line
         where = f": {e.filename}" if e.filename else ""
         note(f"microgpt: error: {e.strerror or e}{where}")
@@ -172,10 +225,20 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+def stopped(e: BaseException) -> int:
+    """Say which stop signal ended the run where nothing was left to save; return its exit status."""
+    signum = e.signum if isinstance(e, Stopped) else STOP_SIGNALS[0]  # KeyboardInterrupt: SIGINT
+    note(f"microgpt: stopped by {signal_name(signum)}")
+    return exit_status(signum)
+
+
 def cmd_demo() -> int:
-    docs = load_docs(default_data_path())
+    docs = read_docs(default_data_path())
     tokenizer = Tokenizer.from_docs(docs)
-    model = Model.init(GPTConfig(tokenizer.vocab_size))
+    config = GPTConfig(tokenizer.vocab_size)
+    check_config(config)  # the default shape on the shipped names: checked all the same, as train does
+    check_fits(docs, config.block_size)
+    model = Model.init(config)
     with stop_when_safe() as stop:
         done = fit(model, tokenizer, docs, DEMO_STEPS, lr=0.01, stop=stop)
     if stop.signum is not None:
@@ -195,16 +258,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         files.check_output(args.out, {"data file": data})  # now, not after the training
     except InputError as e:
         raise InputError(f"--out: {e}") from None
-    docs = load_docs(data, seed=args.seed)
+    docs = read_docs(data, seed=args.seed)
     tokenizer = Tokenizer.from_docs(docs)
-    shape = {field.name: getattr(args, field.name) for field in shape_fields()}
-    try:
-        config = GPTConfig(tokenizer.vocab_size, **shape)
-    except InputError as e:
-        message = str(e)
-        if message.split()[0] in shape:  # a field's own check names fields; the reader typed flags
-            message = re.sub(rf"\b({'|'.join(shape)})\b", lambda m: flag_of(m[1]), message)
-        raise InputError(message) from None
+    config = GPTConfig(tokenizer.vocab_size, **{field.name: getattr(args, field.name) for field in shape_fields()})
+    check_config(config, name=flag_of)  # the bounds: before anything the model's size is built
+    check_fits(docs, config.block_size)
     model = Model.init(config, seed=args.seed)
 
     # From here to the end, Ctrl-C and SIGTERM only ask to stop: the step finishes, the save completes.
@@ -239,7 +297,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         raise InputError(f"-n must be 0 or more, got {args.n}")
     if not (math.isfinite(args.temperature) and args.temperature > 0):
         raise InputError(f"--temperature must be a positive finite number, got {args.temperature}")
-    model, tokenizer, _ = checkpoint.load(args.ckpt)
+    model, tokenizer, _ = checkpoint.load(args.ckpt)  # its block_size is within the bounds: each sample is
     try:
         print_samples(model, tokenizer, args.n, args.temperature, args.seed)
     except (ArithmeticError, ValueError) as e:
@@ -263,20 +321,21 @@ def fit(model: Model, tokenizer: Tokenizer, docs: list[str], steps: int, lr: flo
     """Train with a progress line until done or asked to stop (after a whole step); return the steps done."""
     optimizer = Adam(model.params, lr=lr, total_steps=steps)
     progress = ProgressLine(sys.stderr, steps)
+    run = train(model, optimizer, tokenizer, docs, steps)
     done = 0
     try:
-        for p in train(model, optimizer, tokenizer, docs, steps):
+        while not stop:
+            try:
+                p = next(run, None)
+            except (ArithmeticError, ValueError) as e:  # ValueError: log(0), a math domain error
+                # a learning rate far too large sends the weights to where exp() overflows or log() meets 0
+                raise InputError(f"training diverged at step {done + 1} ({e}); try a smaller --lr") from None
+            if p is None:
+                break
             if not math.isfinite(p.loss):
                 raise InputError(f"training diverged at step {p.step} (loss {p.loss}); try a smaller --lr")
             progress.update(p)
             done = p.step
-            if stop:
-                break
-    except (ArithmeticError, ValueError) as e:
-        if isinstance(e, InputError):
-            raise
-        # a learning rate far too large sends the weights to where exp() overflows or log() meets 0
-        raise InputError(f"training diverged at step {done + 1} ({e}); try a smaller --lr") from None
     finally:
         progress.finish()
     return done

@@ -4,12 +4,14 @@ Nothing printed here can fail the program in a way that loses work: a stdout tha
 written raises StdoutFailed (one error line), a stderr that cannot be written is given up on.
 """
 
-import os
+import math
 import sys
 import time
 from collections import deque
 from typing import TextIO
 
+from microgpt.limits import duration
+from microgpt.stopping import point_at_devnull
 from microgpt.train import Progress
 
 
@@ -30,14 +32,22 @@ def printable(text: str) -> str:
 
 def say(line: str) -> None:
     """Print one line on stdout, escaped (see printable) and fit for stdout's encoding (e.g. cp1252)."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    write_stdout(printable(line).encode(encoding, "backslashreplace").decode(encoding) + "\n")
+
+
+def write_stdout(text: str) -> None:
+    """Write text to stdout and flush it, so a reader (`| head`) sees it at once and a failure shows now.
+
+    A reader that went away raises BrokenPipeError; any other failure raises StdoutFailed, whether
+    stdout is buffered (the flush fails) or not (the write does: `python -u`, PYTHONUNBUFFERED).
+    """
     stream = sys.stdout
     if stream is None:
         raise StdoutFailed("cannot write to standard output: it is closed")
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    text = printable(line).encode(encoding, "backslashreplace").decode(encoding)
     try:
-        stream.write(text + "\n")
-        stream.flush()  # one line at a time, so a reader (`| head`) sees samples as they come
+        stream.write(text)
+        stream.flush()
     except BrokenPipeError:
         raise
     except (OSError, ValueError) as e:  # ValueError: the stream was closed
@@ -45,7 +55,9 @@ def say(line: str) -> None:
 
 
 def note(line: str) -> None:
-    """One line on stderr; a stderr that cannot be written must not stop the program."""
+    """One line on stderr; a stderr that cannot be written (closed, full, a reader gone) must not stop the program."""
+    if sys.stderr is None:  # closed when Python started: print() would write to stdout instead
+        return
     try:
         print(printable(line), file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):
@@ -55,9 +67,7 @@ def note(line: str) -> None:
 def silence_stdout() -> None:
     """Point stdout at the null device, so Python's final flush at exit cannot fail a second time."""
     try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        point_at_devnull(sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # not a real file (tests capture it), or no stdout at all
         pass
 
@@ -81,11 +91,10 @@ class ProgressLine:
         self.recent.append(p.loss)
         elapsed = time.perf_counter() - self.start
         rate = p.step / elapsed if elapsed > 0 else 0.0
-        eta = (p.steps - p.step) / rate if rate else 0.0
         line = (
             f"step {p.step:{len(str(p.steps))}d}/{p.steps} | loss {p.loss:.4f} | "
             f"avg of last {len(self.recent)} {sum(self.recent) / len(self.recent):.4f} | "
-            f"{rate:.1f} steps/s | ETA {int(eta) // 60}:{int(eta) % 60:02d}"
+            f"{rate:.1f} steps/s | ETA {time_left(p.steps - p.step, rate)}"
         )
         now = time.perf_counter()
         if self.live:
@@ -118,6 +127,20 @@ class ProgressLine:
             self.stream.flush()
         except (OSError, ValueError):  # ValueError: the stream was closed
             self.broken = True
+
+
+def time_left(steps: int, rate: float) -> str:
+    """How long `steps` more steps take at `rate` steps a second: '4:05' (minutes and seconds) under
+    100 hours, else in the largest unit; --steps may be any whole number, even one of 300 digits."""
+    if not steps or not rate:
+        return "0:00"
+    log10 = math.log10(steps) - math.log10(rate)  # no float division: steps may be too large for a float
+    if log10 < math.log10(100 * 3600):
+        seconds = int(steps / rate)
+        return f"{seconds // 60}:{seconds % 60:02d}"
+    if log10 < 15:
+        return duration(steps / rate)
+    return f"about 10^{math.floor(log10 - math.log10(365 * 86400))} years"
 
 
 def _isatty(stream: TextIO) -> bool:

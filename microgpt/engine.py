@@ -100,11 +100,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import overload
 
-    # What the type checker assumes about sum() (model.py and train.py import it under TYPE_CHECKING;
-    # at run time they use the builtin). The builtin's stub says sum() of Values is `Value | Literal[0]`,
-    # because sum([]) is the int 0. Every sum of Values in microgpt adds a non-empty list (GPTConfig
-    # keeps each size positive), so the result is a Value: 0 + the first Value goes through
-    # Value.__radd__. The same modules also sum plain ints (parameter counts), which stay ints.
+    # What the type checker assumes about sum() (model.py, train.py and exercises.py import it under
+    # TYPE_CHECKING; at run time they use the builtin). The builtin's stub says sum() of Values is
+    # `Value | Literal[0]`, because sum([]) is the int 0. Every sum of Values in microgpt adds a
+    # non-empty list (a model's sizes are at least 1), so the result is a Value: 0 + the first Value
+    # goes through Value.__radd__. A sum of plain ints stays an int.
     @overload
     def sum(values: Iterable[Value], /) -> Value: ...
     @overload

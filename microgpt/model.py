@@ -1,14 +1,10 @@
 """The GPT: parameters, and the forward pass from one token to the logits of the next."""
 
-import math
 import random
-import struct
-import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from microgpt.engine import Value
-from microgpt.errors import InputError
 
 if TYPE_CHECKING:
     from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
@@ -16,11 +12,6 @@ if TYPE_CHECKING:
 Vector = list[Value]
 Matrix = list[list[Value]]
 Shapes = dict[str, tuple[int, int]]
-
-# Pure Python builds about two Values per parameter per token, so a step at this size takes
-# minutes; the default model has 4,192. A bound, so that a mistyped size or a crafted
-# checkpoint fails at once instead of filling the memory.
-MAX_PARAMETERS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -33,85 +24,28 @@ class GPTConfig:
     n_head: int = 4  # attention heads; each looks at n_embd // n_head of the width
     block_size: int = 16  # the longest sequence the model can read, in tokens
 
-    def __post_init__(self) -> None:
-        for field in fields(self):
-            value = getattr(self, field.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise InputError(f"{field.name} must be a positive whole number, got {value!r}")
-        if self.n_embd % self.n_head:
-            raise InputError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
-        check_size(self)
-
     @property
     def head_dim(self) -> int:
         return self.n_embd // self.n_head
 
-    def embedding_shapes(self) -> Shapes:
-        """The matrices outside the transformer blocks, by name, as (rows, columns)."""
-        return {
-            "wte": (self.vocab_size, self.n_embd),  # token embeddings
-            "wpe": (self.block_size, self.n_embd),  # position embeddings
-            "lm_head": (self.vocab_size, self.n_embd),
-        }
-
-    def layer_shapes(self, i: int) -> Shapes:
-        """The matrices of transformer block i, by name, as (rows, columns)."""
-        n = self.n_embd
-        return {
-            f"layer{i}.attn_wq": (n, n),
-            f"layer{i}.attn_wk": (n, n),
-            f"layer{i}.attn_wv": (n, n),
-            f"layer{i}.attn_wo": (n, n),
-            f"layer{i}.mlp_fc1": (4 * n, n),
-            f"layer{i}.mlp_fc2": (n, 4 * n),
-        }
-
     def matrix_shapes(self) -> Shapes:
         """Every weight matrix of the model, by name, as (rows, columns), in a fixed order."""
-        shapes = self.embedding_shapes()
+        n = self.n_embd
+        shapes = {
+            "wte": (self.vocab_size, n),  # token embeddings
+            "wpe": (self.block_size, n),  # position embeddings
+            "lm_head": (self.vocab_size, n),
+        }
         for i in range(self.n_layer):
-            shapes.update(self.layer_shapes(i))
+            shapes |= {
+                f"layer{i}.attn_wq": (n, n),
+                f"layer{i}.attn_wk": (n, n),
+                f"layer{i}.attn_wv": (n, n),
+                f"layer{i}.attn_wo": (n, n),
+                f"layer{i}.mlp_fc1": (4 * n, n),
+                f"layer{i}.mlp_fc2": (n, 4 * n),
+            }
         return shapes
-
-    @property
-    def n_params(self) -> int:
-        """How many numbers the model holds, counted without building it: every block has the same shapes."""
-
-        def count(shapes: Shapes) -> int:
-            return sum(rows * cols for rows, cols in shapes.values())
-
-        return count(self.embedding_shapes()) + self.n_layer * count(self.layer_shapes(0))
-
-
-def bytes_per_parameter() -> int:
-    """Memory one parameter takes: its Value, the float inside it, and its slot in a row's list."""
-    return sys.getsizeof(Value(0.5)) + sys.getsizeof(0.5) + struct.calcsize("P")
-
-
-def check_size(config: GPTConfig) -> None:
-    """Refuse a model larger than MAX_PARAMETERS, saying how much memory it would need."""
-    n = config.n_params
-    if n <= MAX_PARAMETERS:
-        return
-    shape = ", ".join(f"{field.name} {_number(getattr(config, field.name))}" for field in fields(config))
-    each = bytes_per_parameter()
-    raise InputError(
-        f"a model with {shape} has {_number(n, ',')} parameters, which need {_bytes(n * each)} of memory "
-        f"at {each} bytes each; microgpt builds at most {MAX_PARAMETERS:,} ({_bytes(MAX_PARAMETERS * each)})"
-    )
-
-
-def _number(n: int, separator: str = "") -> str:
-    """n in digits, or its order of magnitude when the digits would be a wall (a crafted checkpoint's)."""
-    return f"{n:{separator}}" if n < 10**24 else f"about 10^{math.floor(math.log10(n))}"
-
-
-def _bytes(n: int) -> str:
-    """n bytes in decimal units, to three significant digits: 1,600,000 -> '1.6 MB'."""
-    for power, unit in enumerate(("bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")):
-        if n < 1000 ** (power + 1):
-            return f"{n / 1000**power:.3g} {unit}"
-    return f"{_number(n)} bytes"
 
 
 def init_params(config: GPTConfig, seed: int = 42) -> dict[str, Matrix]:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from microgpt.data import Tokenizer
-from microgpt.errors import InputError
 from microgpt.model import Model, Vector, gpt, softmax
 from microgpt.optim import Adam
 
@@ -30,16 +29,6 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def check_fits(docs: list[str], block_size: int) -> None:
-    """Every document plus its BOS must fit in the context window; say which one does not."""
-    longest = max(docs, key=len)
-    if len(longest) + 1 > block_size:
-        raise InputError(
-            f"a document is {len(longest)} characters long, but block_size {block_size} fits at most "
-            f"{block_size - 1}: {longest[:40]!r} (raise --block-size or shorten the document)"
-        )
 
 
 def train_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
@@ -69,7 +58,6 @@ class Progress:
 
 def train(model: Model, optimizer: Adam, tokenizer: Tokenizer, docs: list[str], steps: int) -> Iterator[Progress]:
     """Train for `steps` steps, cycling through docs in order; yield after every step."""
-    check_fits(docs, model.config.block_size)
     for step in range(steps):
         tokens = tokenizer.encode(docs[step % len(docs)])
         with cyclic_gc_paused():

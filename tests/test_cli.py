@@ -2,6 +2,7 @@
 where nothing about the process itself is under test)."""
 
 import io
+import itertools
 import json
 import os
 import re
@@ -16,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from microgpt import checkpoint, cli, console, model
-from microgpt import train as train_module
-from microgpt.data import Tokenizer
+from microgpt import checkpoint, cli, console, limits, model
+from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.model import GPTConfig, Model
 from microgpt.train import Progress
 
@@ -53,6 +53,9 @@ def restore_default_signals() -> None:
     # in case the tests run where SIGINT is ignored (a background job): the child gets the defaults
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a child ended by SIGQUIT leaves no core file behind
 
 
 def one_error_line(stderr: str) -> str:
@@ -169,35 +172,43 @@ def test_bare_command_trains_briefly_prints_samples_and_writes_nothing(tmp_path,
 
 def test_help_lists_the_commands_the_exit_statuses_and_the_rule_for_out(capsys):
     assert cli.main(["--help"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
     assert "{train,sample}" in out and "130 Ctrl-C (SIGINT), 143 SIGTERM, 129 SIGHUP" in out
     assert cli.main(["train", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "a symbolic link, a directory, a device, a FIFO and the data file itself are refused" in out
-    assert f"at most {model.MAX_PARAMETERS:,} parameters" in out
+    assert f"at most {limits.MAX_PARAMETERS:,} parameters" in out
 
 
-def test_the_documents_are_checked_against_block_size_once_per_run(tmp_path, monkeypatch, capsys):
+def test_the_documents_are_checked_against_block_size_before_the_model_is_built(tmp_path, monkeypatch, capsys):
     calls = []
 
     def counting_check_fits(docs, block_size):
         calls.append(block_size)
         return real_check_fits(docs, block_size)
 
-    real_check_fits = train_module.check_fits
-    monkeypatch.setattr(train_module, "check_fits", counting_check_fits)
-    monkeypatch.setattr(cli, "check_fits", counting_check_fits, raising=False)  # in case cli imports it again
+    def init(*args, **kwargs):
+        calls.append("built")
+        return real_init(*args, **kwargs)
+
+    real_check_fits, real_init = limits.check_fits, Model.init
+    monkeypatch.setattr(cli, "check_fits", counting_check_fits)
+    monkeypatch.setattr(Model, "init", init)
     assert cli.main(["train", "--steps", "2", *TINY, "--out", str(tmp_path / "m.json")]) == 0
-    assert calls == [16]
+    assert calls == [16, "built"]
 
 
 def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
-    from microgpt.data import MAX_BYTES, default_data_path, load_docs
+    from microgpt.data import default_data_path, load_docs
 
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
     default_model = GPTConfig(Tokenizer.from_docs(load_docs(default_data_path())).vocab_size)
-    assert f"at most {model.MAX_PARAMETERS:,} parameters (the default has {default_model.n_params:,})" in readme
-    assert f"UTF-8 file of at most {MAX_BYTES // 2**20} MiB" in readme
+    n_params = limits.parameter_count(default_model)
+    assert f"at most {limits.MAX_PARAMETERS:,} parameters (the default has {n_params:,})" in readme
+    assert f"UTF-8 file of at most {limits.MAX_DATA_BYTES // 2**20} MiB" in readme
+    memory = limits.size(limits.MAX_VALUES_PER_PASS * limits.BYTES_PER_VALUE)
+    assert f"builds at most {limits.MAX_VALUES_PER_PASS:,} Values, the numbers of its graph (about {memory})" in readme
+    assert f"bounds `--block-size` at each width ({limits.longest_block(default_model)} at the default width)" in readme
     assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM); SIGHUP (a closed terminal) does" in readme
     assert f"the same with {128 + signal.SIGHUP}" in readme
     assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
@@ -468,14 +479,12 @@ def test_a_fifo_as_data_is_refused_without_waiting_for_a_writer(tmp_path):
 
 
 def test_data_larger_than_the_bound_is_refused_from_its_size(tmp_path, capsys):
-    from microgpt.data import MAX_BYTES
-
     big = tmp_path / "big.txt"
     with open(big, "wb") as f:
-        f.truncate(MAX_BYTES + 1)
+        f.truncate(limits.MAX_DATA_BYTES + 1)
     status, err = train_into(tmp_path / "m.json", "--data", str(big), capsys=capsys)
     assert status == 2
-    assert f"is too large: {MAX_BYTES + 1:,} bytes" in one_error_line(err)
+    assert f"is too large: {limits.MAX_DATA_BYTES + 1:,} bytes" in one_error_line(err)
 
 
 # --- crafted checkpoints and sizes: refused before anything of that size is built -------------
@@ -488,10 +497,15 @@ def forbid_building_a_model(monkeypatch):
     def built(*args, **kwargs):
         raise AssertionError("a model of the claimed size was about to be built")
 
+    real_shapes = GPTConfig.matrix_shapes
+
+    def shapes(config):  # of one block at most, to count the parameters; never of every block
+        return real_shapes(config) if config.n_layer <= 1 else built()
+
     def forbid():
         monkeypatch.setattr(model, "init_params", built)
         monkeypatch.setattr(Model, "init", built)
-        monkeypatch.setattr(GPTConfig, "matrix_shapes", built)
+        monkeypatch.setattr(GPTConfig, "matrix_shapes", shapes)
 
     return forbid
 
@@ -508,7 +522,7 @@ def test_a_small_checkpoint_claiming_a_huge_model_fails_before_building_it(tmp_p
     line = one_error_line(capsys.readouterr().err)
     claimed = 2 * 3 * 100000 + 100000000 * 100000 + 1000000 * 12 * 100000**2  # embeddings, positions, blocks
     assert f"has {claimed:,} parameters, which need " in line
-    assert f"of memory at {model.bytes_per_parameter()} bytes each; microgpt builds at most " in line
+    assert f"of memory at {limits.bytes_per_parameter()} bytes each; microgpt builds at most " in line
 
 
 def test_train_sizes_beyond_the_bound_fail_before_building_the_model(tmp_path, forbid_building_a_model, capsys):
@@ -519,7 +533,7 @@ def test_train_sizes_beyond_the_bound_fail_before_building_the_model(tmp_path, f
     line = one_error_line(err)
     claimed = 2 * 27 * 100000 + 100000000 * 100000 + 1000000 * 12 * 100000**2  # embeddings, positions, blocks
     assert f"has {claimed:,} parameters, which need " in line
-    assert f"{model.MAX_PARAMETERS:,} ({model.MAX_PARAMETERS * model.bytes_per_parameter() // 10**6} MB)" in line
+    assert f"{limits.MAX_PARAMETERS:,} ({limits.MAX_PARAMETERS * limits.bytes_per_parameter() // 10**6} MB)" in line
     assert os.listdir(tmp_path) == []
 
 
@@ -662,11 +676,11 @@ def test_a_second_signal_during_the_save_after_ctrl_c_changes_nothing(tmp_path):
 
 STOP_DURING_START_UP = """
 import microgpt.cli
-real_load_docs = microgpt.cli.load_docs
-def load_docs(*args, **kwargs):
+real_read_docs = microgpt.cli.read_docs
+def read_docs(*args, **kwargs):
     os.kill(os.getpid(), signal.{name})
-    return real_load_docs(*args, **kwargs)
-microgpt.cli.load_docs = load_docs
+    return real_read_docs(*args, **kwargs)
+microgpt.cli.read_docs = read_docs
 """
 
 
@@ -792,3 +806,256 @@ def test_a_closed_stdout_after_training_says_the_checkpoint_was_written(tmp_path
     assert closed.returncode == 2
     assert one_error_line(closed.stderr).endswith(f"(the checkpoint {out} was written)")
     assert checkpoint.load(out)[2]["steps"] == 2
+
+
+@posix_only
+def test_sigquit_during_the_save_stops_the_program_once_the_file_is_in_place(tmp_path):
+    # Ctrl-\ stops at once, without saving; during the save, "at once" waits for the rename, so no
+    # temporary file is left behind (only SIGKILL and SIGSTOP cannot wait)
+    out = tmp_path / "m.json"
+    out.write_text("old")
+    result = microgpt_with_hook(
+        SIGNAL_DURING_SAVE.format(during_save="SIGQUIT"), "train", "--steps", "5", *TINY, "--out", str(out)
+    )
+    assert result.returncode == -signal.SIGQUIT, result.stderr
+    assert_saved_completely(out, steps=5, planned=5)
+    assert "Traceback" not in result.stderr
+
+
+# --- start-up: a Ctrl-C while Python loads microgpt ---------------------------------------------
+
+SIGINT_WHILE_LOADING = """
+import os, runpy, signal, sys
+module = sys.argv.pop(1)
+class SigintAt:  # sends SIGINT, as a Ctrl-C would, the moment Python looks for `module`
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == module:
+            sys.meta_path.remove(SigintAt)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, SigintAt)
+sys.argv[0] = "microgpt"
+runpy.run_module("microgpt", run_name="__main__", alter_sys=True)  # what `python -m microgpt` does
+"""
+
+
+@posix_only
+@pytest.mark.parametrize(
+    "module",
+    # the command line's first import, one deep in the standard library, its last, and one loaded while it runs
+    ["microgpt.cli", "json.scanner", "microgpt.sample", "encodings.utf_8_sig"],
+)
+def test_ctrl_c_while_python_loads_microgpt_is_one_line_and_ends_by_the_signal(tmp_path, module):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SIGINT_WHILE_LOADING,
+            module,
+            "train",
+            "--steps",
+            "1",
+            *TINY,
+            "--out",
+            str(tmp_path / "m.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=restore_default_signals,
+    )
+    assert result.returncode == -signal.SIGINT, result.stderr  # a shell shows 130
+    assert result.stderr == "microgpt: stopped by Ctrl-C (SIGINT)\n"
+    assert result.stdout == ""
+    assert os.listdir(tmp_path) == []
+
+
+def test_importing_the_package_loads_none_of_its_modules():
+    code = "import sys; before = set(sys.modules); import microgpt; print(sorted(set(sys.modules) - before))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout == "['microgpt']\n", result.stderr
+
+
+def test_the_packages_names_load_from_their_modules_on_first_use():
+    import microgpt
+    from microgpt import data, engine, optim
+
+    assert (microgpt.Value, microgpt.Adam, microgpt.load_docs) == (engine.Value, optim.Adam, data.load_docs)
+    assert set(microgpt.__all__) <= set(dir(microgpt))
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        microgpt.nothing  # noqa: B018
+
+
+# --- the exit status, whatever stdout and stderr can take ----------------------------------------
+
+
+def microgpt_into(*args: str, stdout=subprocess.DEVNULL, stderr=None, buffered: bool = True, close=()):
+    """Run `python -m microgpt args` with the given streams, stdout and stderr buffered as in a pipe or
+    not (`python -u`); close is the descriptors to close before it starts (2: `2>&-`)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+
+    def start():
+        restore_default_signals()
+        for fd in close:
+            os.close(fd)
+
+    return subprocess.run(
+        [sys.executable, "-m", "microgpt", *args],
+        stdout=stdout,
+        stderr=stderr,
+        env=env,
+        timeout=60,
+        preexec_fn=start,
+    )
+
+
+BUFFERING = pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@BUFFERING
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_bad_input_exits_2_whether_or_not_stderr_can_be_written(tmp_path, stderr, buffered):
+    args = ["sample", "--ckpt", str(tmp_path / "missing.json")]
+    with open("/dev/full", "w") as full:
+        streams = {"stderr": full} if stderr == "full" else {"close": [2]}
+        result = microgpt_into(*args, stdout=subprocess.PIPE, buffered=buffered, **streams)
+    assert result.returncode == cli.EXIT_USAGE  # not 120, Python's status when its last flush fails
+    assert result.stdout == b""  # the error did not go to stdout instead
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@BUFFERING
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_a_run_that_cannot_show_its_progress_still_exits_0(tmp_path, stderr, buffered):
+    out = tmp_path / "m.json"
+    with open("/dev/full", "w") as full:
+        streams = {"stderr": full} if stderr == "full" else {"close": [2]}
+        result = microgpt_into("train", "--steps", "2", *TINY, "--out", str(out), buffered=buffered, **streams)
+    assert result.returncode == 0
+    assert checkpoint.load(out)[2]["steps"] == 2
+
+
+@posix_only
+@BUFFERING
+def test_train_into_a_pipe_whose_reader_left_exits_141_as_the_readme_says(tmp_path, buffered):
+    # `microgpt train ... 2>&1 | head -1`, once head has gone: both streams into a pipe nobody reads
+    out = tmp_path / "m.json"
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = microgpt_into(
+            "train", "--steps", "2", *TINY, "--out", str(out), stdout=writer, stderr=writer, buffered=buffered
+        )
+    finally:
+        os.close(writer)
+    assert result.returncode == cli.EXIT_BROKEN_PIPE
+    assert checkpoint.load(out)[2]["steps"] == 2  # the work is saved all the same
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@BUFFERING
+@pytest.mark.parametrize(
+    "args", [["--help"], ["--version"], ["train", "--help"]], ids=["help", "version", "train-help"]
+)
+def test_help_and_version_that_cannot_be_written_are_one_error_line(args, buffered):
+    with open("/dev/full", "w") as full:
+        result = microgpt_into(*args, stdout=full, stderr=subprocess.PIPE, buffered=buffered)
+    assert result.returncode == cli.EXIT_USAGE
+    assert one_error_line(result.stderr.decode()) == "cannot write to standard output: No space left on device"
+
+
+# --- the cost of a run: known, and bounded, before any work --------------------------------------
+
+
+def test_a_document_too_long_for_a_step_to_afford_is_refused_before_anything_is_built(
+    tmp_path, forbid_building_a_model, capsys
+):
+    # the issue's case: one 600-character document, --block-size 601 (125 s and 5.7 GB for one step)
+    data = tmp_path / "long.txt"
+    data.write_text("ab" * 300 + "\n")
+    forbid_building_a_model()
+    status = cli.main(["train", "--data", str(data), "--block-size", "601", "--out", str(tmp_path / "m.json")])
+    assert status == 2
+    err = capsys.readouterr().err
+    line = one_error_line(err)
+    assert "block_size 601 reads up to 601 tokens in a step or a sample, which builds " in line
+    assert re.search(r"Values \(about 5\.\d+ GB and \d+ s\); microgpt allows 8,000,000 Values", line), line
+    assert line.endswith(
+        f"at this width --block-size can be at most {limits.longest_block(GPTConfig(3, block_size=601))}"
+    )
+    assert os.listdir(tmp_path) == ["long.txt"]
+
+
+def test_a_checkpoint_whose_samples_would_run_for_months_is_refused_before_it_is_built(
+    tmp_path, forbid_building_a_model, capsys
+):
+    # the issue's case: n_embd 1, block_size 999,000, inside the parameter bound (months for `sample -n 1`)
+    def claim_long_blocks(doc):
+        doc["config"].update(n_embd=1, n_head=1, n_layer=1, block_size=999_000)
+        doc["state_dict"] = {}
+
+    path = write_checkpoint(tmp_path / "crafted.json", "ab", claim_long_blocks)
+    assert limits.parameter_count(GPTConfig(3, n_embd=1, n_head=1, block_size=999_000)) <= limits.MAX_PARAMETERS
+    forbid_building_a_model()
+    assert cli.main(["sample", "--ckpt", str(path), "-n", "1"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "reads up to 999,000 tokens in a step or a sample, which builds " in line
+    assert "days)" in line or "years)" in line
+    assert re.search(r"at this width block_size can be at most \d+$", line), line
+
+
+def test_a_huge_step_count_shows_a_long_eta_and_never_reads_as_divergence(tmp_path, monkeypatch, capsys):
+    real_train = cli.train
+    monkeypatch.setattr(cli, "train", lambda *args: itertools.islice(real_train(*args), 3))  # 3 steps of 2**1024
+    status = cli.main(["train", "--steps", str(2**1024), *TINY, "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "diverged" not in err
+    assert re.search(r"ETA about 10\^\d{3} years", err), err
+
+
+@pytest.mark.parametrize(
+    ("steps", "rate", "shown"),
+    [(0, 5.0, "0:00"), (245, 1.0, "4:05"), (10**6, 2.0, "5.8 days"), (2**1024, 30.0, "about 10^299 years")],
+)
+def test_time_left_is_minutes_and_seconds_then_larger_units(steps, rate, shown):
+    assert console.time_left(steps, rate) == shown
+
+
+def test_help_gives_examples_with_run_times_the_bounds_and_what_makes_a_run_slow(capsys):
+    assert cli.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    text = " ".join(out.split())
+    for command, seconds in cli.EXAMPLES.items():
+        assert f"{command} # about {limits.duration(seconds)}" in text
+        cli.build_parser().parse_args(shlex.split(command)[3:])  # each example is a valid command line
+    assert "--temperature must be a positive number" in text
+    assert f"a model has at most {limits.MAX_PARAMETERS:,} parameters" in text
+    assert f"a step or a sample builds at most {limits.cost(limits.MAX_VALUES_PER_PASS)}" in text
+    assert f"--data is at most {limits.MAX_DATA_BYTES // 2**20} MiB" in text
+    assert "So time grows with --steps, with the square of --n-embd" in text
+    assert max(map(len, out.splitlines())) <= 100
+
+
+@pytest.mark.parametrize("command", list(cli.EXAMPLES))
+def test_each_examples_run_time_agrees_with_the_cost_estimate(command):
+    """The times --help states were measured; the cost model (limits.py) must agree within a factor of 3."""
+    args = cli.build_parser().parse_args(shlex.split(command)[3:])
+    steps, samples = {
+        None: (cli.DEMO_STEPS, cli.DEMO_SAMPLES),
+        "train": (getattr(args, "steps", 0), 0),
+        "sample": (0, getattr(args, "n", 0)),
+    }[args.command]
+    docs = load_docs(default_data_path())
+    config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)
+    step = sum(limits.values_per_step(config, len(doc) + 1) for doc in docs) / len(docs)
+    one_sample = sum(limits.values_per_step(config, len(doc) + 1, sampling=True) for doc in docs) / len(docs)
+    estimate = (steps * step + samples * one_sample) * limits.SECONDS_PER_VALUE
+    assert estimate / 3 <= cli.EXAMPLES[command] <= 3 * estimate + 1  # + 1: Python's start-up

@@ -1,4 +1,4 @@
-"""GPTConfig: the one place a model's shape is validated, counted and bounded."""
+"""GPTConfig's shapes, and the one place a shape is validated, counted and bounded: limits.check_config."""
 
 import dataclasses
 import tracemalloc
@@ -6,7 +6,8 @@ import tracemalloc
 import pytest
 
 from microgpt.errors import InputError
-from microgpt.model import MAX_PARAMETERS, GPTConfig, bytes_per_parameter, init_params, parameters
+from microgpt.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
+from microgpt.model import GPTConfig, init_params, parameters
 
 SHAPES = [
     {"vocab_size": 27},
@@ -16,9 +17,9 @@ SHAPES = [
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_n_params_counts_what_init_params_builds_without_building_it(shape):
+def test_parameter_count_counts_what_init_params_builds_without_building_it(shape):
     config = GPTConfig(**shape)
-    assert config.n_params == len(parameters(init_params(config)))
+    assert parameter_count(config) == len(parameters(init_params(config)))
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -34,7 +35,17 @@ def test_matrix_shapes_are_the_shapes_init_params_builds_in_its_order(shape):
 )
 def test_every_field_must_be_a_positive_whole_number(field, value):
     with pytest.raises(InputError, match=f"{field} must be a positive whole number, got {value!r}"):
-        GPTConfig(**{"vocab_size": 27, field: value})
+        check_config(GPTConfig(**{"vocab_size": 27, field: value}))
+
+
+def test_n_embd_must_be_divisible_by_n_head():
+    with pytest.raises(InputError, match="^n_embd \\(10\\) must be divisible by n_head \\(4\\)$"):
+        check_config(GPTConfig(vocab_size=27, n_embd=10))
+
+
+def test_a_message_names_the_fields_as_the_caller_does():
+    with pytest.raises(InputError, match="^--n-embd \\(10\\) must be divisible by --n-head \\(4\\)$"):
+        check_config(GPTConfig(vocab_size=27, n_embd=10), name=lambda field: "--" + field.replace("_", "-"))
 
 
 def test_the_fields_are_the_dataclass_fields():
@@ -43,10 +54,11 @@ def test_the_fields_are_the_dataclass_fields():
 
 
 def test_a_model_up_to_the_bound_is_accepted_and_a_larger_one_refused_with_its_memory():
-    within = GPTConfig(vocab_size=27, n_embd=256)
-    assert within.n_params <= MAX_PARAMETERS
+    within = GPTConfig(vocab_size=27, n_embd=192, block_size=4)
+    assert parameter_count(within) <= MAX_PARAMETERS
+    check_config(within)
     with pytest.raises(InputError) as info:
-        GPTConfig(vocab_size=27, n_embd=256, n_layer=2)
+        check_config(GPTConfig(vocab_size=27, n_embd=256, n_layer=2))
     n = 2 * 27 * 256 + 16 * 256 + 2 * 12 * 256 * 256
     assert str(info.value) == (
         f"a model with vocab_size 27, n_layer 2, n_embd 256, n_head 4, block_size 16 has {n:,} parameters, "
@@ -60,7 +72,7 @@ def test_bytes_per_parameter_is_what_building_a_model_really_takes():
     tracemalloc.start()
     try:
         params = init_params(config)
-        measured = tracemalloc.get_traced_memory()[0] / config.n_params
+        measured = tracemalloc.get_traced_memory()[0] / parameter_count(config)
     finally:
         tracemalloc.stop()
     assert params  # still alive while measured

@@ -29,7 +29,8 @@ def umask():
 
 @pytest.fixture
 def stop_signals_raise():
-    """SIGINT and SIGTERM raise Delivered in this process for one test (not pytest's own KeyboardInterrupt)."""
+    """SIGINT, SIGTERM, SIGQUIT and SIGUSR1 raise Delivered in this process for one test (not pytest's own
+    KeyboardInterrupt, nor the default action of the last two, which would end the test run)."""
 
     class Delivered(Exception):
         pass
@@ -37,7 +38,7 @@ def stop_signals_raise():
     def handler(signum, frame):
         raise Delivered(signum)
 
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT, signal.SIGUSR1)}
     yield Delivered
     for s, h in old.items():
         signal.signal(s, h)
@@ -240,7 +241,11 @@ def test_a_failed_write_keeps_the_old_file_and_removes_the_temporary_one(tmp_pat
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="signals cannot be blocked here")
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum",
+    [signal.SIGINT, signal.SIGTERM, signal.SIGQUIT, signal.SIGUSR1],  # SIGQUIT, SIGUSR1: not stop signals, held too
+    ids=["SIGINT", "SIGTERM", "SIGQUIT", "SIGUSR1"],
+)
 def test_a_signal_during_the_write_waits_until_the_file_is_complete(tmp_path, monkeypatch, stop_signals_raise, signum):
     out = tmp_path / "m.json"
     out.write_text("old")

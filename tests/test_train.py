@@ -1,14 +1,13 @@
-"""Training: the loss falls, a seed reproduces a run, documents must fit the context window."""
+"""Training: the loss falls, a seed reproduces a run, the collector is paused for a step."""
 
 import gc
 
 import pytest
 
 from microgpt.data import Tokenizer, default_data_path, load_docs
-from microgpt.errors import InputError
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
-from microgpt.train import check_fits, cyclic_gc_paused, train, train_step
+from microgpt.train import cyclic_gc_paused, train, train_step
 
 
 def run(steps: int, seed: int = 42, **shape) -> tuple[list[float], Model]:
@@ -55,24 +54,6 @@ def test_train_step_returns_the_loss_before_the_update_and_updates_the_parameter
     assert loss == pytest.approx(1.0986, abs=0.1)
     assert [p.data for p in model.params] != before
     assert all(p.grad == 0 for p in model.params)
-
-
-def test_check_fits_accepts_a_document_of_block_size_minus_one_characters():
-    check_fits(["abc", "abcdefg"], block_size=8)  # 7 characters + BOS = 8 positions
-
-
-def test_check_fits_names_the_document_that_is_too_long():
-    message = r"a document is 8 characters long, but block_size 8 fits at most 7: 'abcdefgh'"
-    with pytest.raises(InputError, match=message):
-        check_fits(["abc", "abcdefgh"], block_size=8)
-
-
-def test_train_checks_the_documents_fit_before_the_first_step():
-    docs = ["a" * 20]
-    tokenizer = Tokenizer.from_docs(docs)
-    model = Model.init(GPTConfig(tokenizer.vocab_size, n_embd=4, n_head=1, block_size=8))
-    with pytest.raises(InputError, match="block_size 8"):
-        next(train(model, Adam(model.params), tokenizer, docs, 1))
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -1,0 +1,201 @@
+"""The command line's bounds and cost estimates: known before any work, and true to what the work costs."""
+
+import gc
+import random
+import tracemalloc
+
+import pytest
+
+from microgpt import engine, limits
+from microgpt.data import Tokenizer, load_docs
+from microgpt.errors import InputError
+from microgpt.limits import (
+    BYTES_PER_VALUE,
+    MAX_DATA_BYTES,
+    MAX_VALUES_PER_PASS,
+    check_config,
+    check_fits,
+    longest_block,
+    read_docs,
+    values_per_pass,
+    values_per_step,
+)
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.sample import sample
+from microgpt.train import cyclic_gc_paused, train_step
+
+
+@pytest.fixture
+def count_values(monkeypatch):
+    """count_values(f) runs f() and returns how many Values it built."""
+    real_init = engine.Value.__init__
+
+    def counted(f):
+        built = [0]
+
+        def init(self, *args, **kwargs):
+            built[0] += 1
+            real_init(self, *args, **kwargs)
+
+        monkeypatch.setattr(engine.Value, "__init__", init)
+        try:
+            f()
+        finally:
+            monkeypatch.setattr(engine.Value, "__init__", real_init)
+        return built[0]
+
+    return counted
+
+
+def a_step(config: GPTConfig, length: int):
+    """A model of config's shape, its optimizer, and the tokens of one document of `length` characters."""
+    model = Model.init(config)
+    tokenizer = Tokenizer("abcdefghijklmnopqrstuvwxyz"[: config.vocab_size - 1])
+    doc = "".join(random.Random(length).choice(tokenizer.chars) for _ in range(length))
+    return model, Adam(model.params), tokenizer.encode(doc)
+
+
+SHAPES = [
+    (GPTConfig(vocab_size=5, n_embd=4, n_head=1, block_size=4), 3),
+    (GPTConfig(vocab_size=7, n_layer=2, n_embd=8, n_head=2, block_size=8), 5),
+    (GPTConfig(vocab_size=3, n_layer=3, n_embd=6, n_head=3, block_size=2), 1),
+    (GPTConfig(vocab_size=27), 6),  # the default model on a 6-letter name
+]
+
+
+@pytest.mark.parametrize(("config", "length"), SHAPES)
+def test_values_per_step_is_exactly_what_a_training_step_builds(config, length, count_values):
+    model, optimizer, tokens = a_step(config, length)
+    built = count_values(lambda: train_step(model, optimizer, tokens))
+    assert built == values_per_step(config, len(tokens) - 1)
+
+
+class FirstToken(random.Random):
+    """A generator that always draws the first token, never BOS: every sample runs to block_size."""
+
+    def choices(self, population, weights=None, **kwargs):
+        return [population[0]]
+
+
+@pytest.mark.parametrize(("config", "length"), SHAPES)
+def test_values_per_step_knows_what_a_sample_of_block_size_tokens_builds(config, length, count_values):
+    model, tokenizer = Model.init(config), Tokenizer("abcdefghijklmnopqrstuvwxyz"[: config.vocab_size - 1])
+    text = []
+    built = count_values(lambda: text.append(sample(model, tokenizer, FirstToken())))
+    assert text == ["a" * config.block_size]  # BOS never drawn: the longest a sample can be
+    assert built == values_per_step(config, config.block_size, sampling=True)
+    assert built <= values_per_pass(config, config.block_size)
+
+
+@pytest.mark.parametrize(
+    ("config", "length"), [(GPTConfig(vocab_size=27), 6), (GPTConfig(vocab_size=27, block_size=41), 40)]
+)
+def test_bytes_per_value_is_what_a_step_really_takes_at_its_peak(config, length):
+    model, optimizer, tokens = a_step(config, length)
+    train_step(model, optimizer, tokens)  # a first step: Adam's state and the grads are in place
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        with cyclic_gc_paused():
+            train_step(model, optimizer, tokens)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    per_value = peak / values_per_step(config, len(tokens) - 1)
+    assert 0.7 * BYTES_PER_VALUE <= per_value <= BYTES_PER_VALUE, per_value  # an estimate that errs high
+
+
+def test_longest_block_is_the_last_block_size_within_the_bound():
+    config = GPTConfig(vocab_size=27)
+    most = longest_block(config)
+    assert values_per_pass(config, most) <= MAX_VALUES_PER_PASS < values_per_pass(config, most + 1)
+    check_config(GPTConfig(vocab_size=27, block_size=most))
+    with pytest.raises(InputError):
+        check_config(GPTConfig(vocab_size=27, block_size=most + 1))
+
+
+def test_a_pass_beyond_the_bound_is_refused_with_what_it_would_need():
+    # the issue's case: a 600-character document, --block-size 601, the default width (5.7 GB measured)
+    config = GPTConfig(vocab_size=27, block_size=601)
+    with pytest.raises(InputError) as info:
+        check_config(config, name=lambda field: "--" + field.replace("_", "-"))
+    values = values_per_pass(config, 601)
+    assert str(info.value) == (
+        "a model with vocab_size 27, n_layer 1, n_embd 16, n_head 4, block_size 601 reads up to 601 tokens in a "
+        f"step or a sample, which builds {limits.cost(values)}; microgpt allows {limits.cost(MAX_VALUES_PER_PASS)} "
+        f"at most: at this width --block-size can be at most {longest_block(config)}"
+    )
+    assert f"about {values * BYTES_PER_VALUE / 1e9:.3g} GB and " in str(info.value)
+
+
+def test_within_the_parameter_bound_a_pass_over_one_token_always_fits():
+    # the widest per-token costs the parameter bound allows: all in the vocabulary, or all in the blocks
+    widest = [GPTConfig(vocab_size=499_980, n_embd=1, n_head=1), GPTConfig(vocab_size=2, n_embd=287, n_head=1)]
+    for config in widest:
+        assert limits.parameter_count(config) <= limits.MAX_PARAMETERS
+        assert longest_block(config) >= 1
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(0.09, "0.09 s"), (45, "45 s"), (61, "1 min"), (700, "12 min"), (3.2 * 3600, "3.2 h"), (12 * 86400, "12 days")]
+    + [(400 * 86400, "1.1 years"), (1e20, "about 10^12 years")],
+)
+def test_duration_uses_the_largest_unit_that_keeps_it_at_one_or_more(seconds, shown):
+    assert limits.duration(seconds) == shown
+
+
+# --- the data file ---------------------------------------------------------------------------------
+
+
+def write(tmp_path, content: bytes | str, name: str = "docs.txt"):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "data file not found"),
+        ("", "data file has no documents"),
+        ("\n  \n\t\n", "data file has no documents"),
+        (b"anna\n\xff\xfebob\n", r"data file is not valid UTF-8: .* \(byte 5\)"),
+    ],
+    ids=["missing", "empty", "only-blank-lines", "not-utf8"],
+)
+def test_read_docs_says_what_is_wrong_with_the_data_file(tmp_path, content, message):
+    path = tmp_path / "docs.txt" if content is None else write(tmp_path, content)
+    with pytest.raises(InputError, match=message):
+        read_docs(path)
+
+
+def test_read_docs_rejects_a_directory(tmp_path):
+    with pytest.raises(InputError, match="data file must be a regular file, but .* is a directory"):
+        read_docs(tmp_path)
+
+
+def test_read_docs_refuses_a_file_over_the_size_bound(tmp_path):
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        f.truncate(MAX_DATA_BYTES + 1)
+    with pytest.raises(InputError, match="data file .* is too large"):
+        read_docs(big)
+
+
+def test_read_docs_reads_what_load_docs_reads(tmp_path):
+    path = write(tmp_path, "\ufeff  anna \r\nbob\rby\n\nzoë\u2028x\n")  # a byte order mark, CR LF, a lone CR
+    assert read_docs(path, seed=3) == load_docs(path, seed=3)
+    assert sorted(read_docs(path)) == ["anna", "bob\rby", "zoë\u2028x"]
+
+
+def test_check_fits_accepts_a_document_of_block_size_minus_one_characters():
+    check_fits(["abc", "abcdefg"], block_size=8)  # 7 characters + BOS = 8 positions
+
+
+def test_check_fits_names_the_document_that_is_too_long():
+    message = r"a document is 8 characters long, but block_size 8 fits at most 7: 'abcdefgh'"
+    with pytest.raises(InputError, match=message):
+        check_fits(["abc", "abcdefgh"], block_size=8)
