@@ -58,7 +58,7 @@ screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
 
-bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip) on every page, 3 runs each: the median run's four scores
+bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
