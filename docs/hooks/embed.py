@@ -4,7 +4,7 @@ Every page is read with mdblocks.parse (the same reading `pytest --codeblocks` u
 there fails the build with the page and line. Then, in the in-memory Markdown only:
 
 - each python block gets the run metadata the in-browser runner reads: data-mg-run="<n>",
-  data-mg-cont, data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
+  data-mg-cont="cont", data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
 - an embed (--8<-- "microgpt/file.py:NAME", a definition found by name) becomes the same snippet by
   line numbers (--8<-- "microgpt/file.py:A:B"), with the title "file — lines A–B", a gutter starting
   at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
@@ -74,7 +74,8 @@ def attributes(fence: mdblocks.Fence) -> str:
         return f'.text data-mg-expected="{fence.expected_for}"'
     if fence.run is None:
         return ""
-    out = f'.python data-mg-run="{fence.run}"' + (" data-mg-cont" if fence.cont else "")
+    # a value, not a bare name: Markdown 3.11.3's attribute lists write a bare name's value as "None"
+    out = f'.python data-mg-run="{fence.run}"' + (' data-mg-cont="cont"' if fence.cont else "")
     out += f' data-mg-needs="{fence.needs}"' if fence.needs else ""
     if fence.embed:
         out += f' title="{fence.embed.title}" linenums="{fence.embed.numbers[0]}"'
