@@ -288,3 +288,17 @@ def axe_violations(page: Page, within: str | None = None) -> list[str]:
     page.add_script_tag(path=str(AXE))
     found = page.evaluate(RUN_AXE, within)
     return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]
+
+
+# The WCAG colour arithmetic the contrast checks share, as JavaScript to open a page function with:
+# rgba("rgb(…)") -> [r, g, b, a]; over(fg, bg) composites fg on an opaque bg; lum(c) is relative luminance.
+COLOUR_JS = """  const rgba = (s) => {
+    const m = s.match(/[\\d.]+/g).map(Number);
+    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
+  };
+  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3])).concat(1);
+  const lum = (c) => {
+    const l = c.slice(0, 3).map((v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+  };
+"""

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import pytest
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
+    COLOUR_JS,
     DESKTOP,
     DOCS,
     PAGES,
@@ -237,20 +238,96 @@ def _nothing_is_clipped_and_every_scroll_region_is_reachable(page: Page) -> None
     assert unnamed == [], f"focusable scroll boxes without a role and a name: {unnamed}"
 
 
+# ---------------------------------------------------------------------------- pictures drawn by hand
+# An inline <svg> in a <figure> (such as the data flow on docs/model.md) stays readable: every label is at
+# least 12 px at both widths and lies inside the picture, has a contrast of at least 4.5:1 against what is
+# drawn behind it in both schemes, and each picture has a name a screen reader announces. The interactive
+# graphs (.autograd-svg) are checked by tests/test_browser_widgets.py, in the states their buttons make.
+FIGURES = "article figure svg:not(.autograd-svg)"
+
+# For each label of each picture: its text, its rendered size in CSS px, its contrast ratio against
+# the shapes painted under it (composited over the page's background), and whether it lies inside
+# the picture. Shapes count in document order, which is SVG's paint order.
+LABELS = (
+    """(selector) => {
+"""
+    + COLOUR_JS
+    + """  const pageBackground = (el) => {
+    for (let e = el.parentElement; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0.99) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const out = [];
+  for (const svg of document.querySelectorAll(selector)) {
+    const box = svg.getBoundingClientRect();
+    const scale = svg.viewBox.baseVal && svg.viewBox.baseVal.width ? box.width / svg.viewBox.baseVal.width : 1;
+    const shapes = [...svg.querySelectorAll('rect, circle, ellipse, polygon, path')];
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim()) continue;
+      const cs = getComputedStyle(t);
+      const r = t.getBoundingClientRect();
+      const [cx, cy] = [r.x + r.width / 2, r.y + r.height / 2];
+      let bg = pageBackground(svg);
+      for (const s of shapes) {
+        if (!(s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;  // painted after
+        const fill = getComputedStyle(s).fill;
+        const b = s.getBoundingClientRect();
+        if (!fill.startsWith('rgb') || cx < b.left || cx > b.right || cy < b.top || cy > b.bottom) continue;
+        const c = rgba(fill);
+        c[3] *= parseFloat(getComputedStyle(s).fillOpacity);
+        bg = over(c, bg);
+      }
+      const [a, b] = [lum(over(rgba(cs.fill), bg)), lum(bg)].sort((x, y) => y - x);
+      const inside = r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5
+        && r.bottom <= box.bottom + 0.5;
+      out.push([t.textContent.trim(), parseFloat(cs.fontSize) * scale, (a + 0.05) / (b + 0.05), inside]);
+    }
+  }
+  return out;
+}"""
+)
+
+NAMES = """(selector) => [...document.querySelectorAll(selector)].map((svg) => {
+  const ids = (svg.getAttribute('aria-labelledby') || '').split(/\\s+/).filter(Boolean);
+  const named = ids.map((id) => document.getElementById(id)).filter((el) => el && svg.contains(el));
+  return [svg.getAttribute('role'), named.length === ids.length ? named.map((el) => el.textContent.trim()).join(' ')
+    : '', svg.getAttribute('aria-label') || ''];
+})"""
+
+
+def _pictures_are_readable(page: Page) -> None:
+    labels = page.evaluate(LABELS, FIGURES)
+    small = [(text, round(px, 2)) for text, px, _, _ in labels if px < 12]
+    outside = [text for text, _, _, inside in labels if not inside]
+    low = [(text, round(ratio, 2)) for text, _, ratio, _ in labels if ratio < 4.5]
+    unnamed = [
+        (role, labelled_by, label)
+        for role, labelled_by, label in page.evaluate(NAMES, FIGURES)
+        if role != "img" or not (labelled_by or label)
+    ]
+    assert (small, outside, low, unnamed) == ([], [], [], []), f"small {small[:5]}, outside {outside[:5]}, " + (
+        f"contrast below 4.5 {low[:5]}, unnamed {unnamed}"
+    )
+
+
 @pytest.mark.parametrize(("scheme", "width"), VIEWS, ids=[f"{s}-{w}" for s, w in VIEWS])
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_in_every_view(browser, base_url, path, scheme, width):
-    """Loads offline with its math typeset and its widgets mounted; in light at 1280 px it loads only what
-    it uses, searches with the site's worker, and its formulas are laid out right (on a phone: punctuation
-    stays with its formula); axe finds nothing (not in dark on a phone); at both widths in light nothing
-    is clipped and every scroll region is reachable. Every failing check is reported, not only the first."""
+    """Loads offline with its math typeset, its widgets mounted and its hand-drawn pictures readable; in
+    light at 1280 px it loads only what it uses, searches with the site's worker, and its formulas are laid
+    out right (on a phone: punctuation stays with its formula); axe finds nothing (not in dark on a phone);
+    at both widths in light nothing is clipped and every scroll region is reachable. Every failing check is
+    reported, not only the first."""
     view = (scheme, width)
     w = Watched(browser, base_url, scheme, width)
     requested: list[str] = []
     w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
     page = w.page
     checks: list[tuple[str, Callable[[], None]]] = [
-        ("shows the page as built", lambda: _shows_the_page_as_built(page, path, scheme))
+        ("shows the page as built", lambda: _shows_the_page_as_built(page, path, scheme)),
+        ("pictures drawn by hand are readable", lambda: _pictures_are_readable(page)),
     ]
     if view == LIGHT_DESKTOP:
         checks += [
@@ -286,6 +363,12 @@ def test_every_page_in_every_view(browser, base_url, path, scheme, width):
     finally:
         w.close()
     assert failed == [], f"{path} ({scheme}, {width} px):\n" + "\n".join(failed)
+
+
+def test_the_model_page_has_a_picture_drawn_by_hand_to_check(site_dir):
+    """The picture check above has something to check: the data flow of gpt() on the model page."""
+    text = (site_dir / "model" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<figure\b[^>]*>\s*<svg\b(?![^>]*autograd-svg)[^>]*>.*?<text\b", text, re.S)
 
 
 def test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure(site_dir):

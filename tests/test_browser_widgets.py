@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from browser import (  # noqa: F401  (fixtures, used by name)
+    COLOUR_JS,
     DESKTOP,
     PHONE,
     Watched,
@@ -570,17 +571,11 @@ def test_svg_text_is_at_least_12px(browser, base_url, site_dir, width):
         context.close()
 
 
-CONTRAST = """(root) => {
-  const rgba = (s) => {
-    const m = s.match(/[\\d.]+/g).map(Number);
-    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
-  };
-  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3])).concat(1);
-  const lum = (c) => {
-    const l = c.slice(0, 3).map((v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
-  };
-  const background = (el) => {  // the first opaque background behind el (SVG text: its box, else the panel)
+CONTRAST = (
+    """(root) => {
+"""
+    + COLOUR_JS
+    + """  const background = (el) => {  // the first opaque background behind el (SVG text: its box, else the panel)
     const box = el.closest('g') && el.closest('g').querySelector(':scope > rect');
     if (el instanceof SVGElement && box && el.closest('.ag-node-group, g')) return rgba(getComputedStyle(box).fill);
     for (let e = el instanceof SVGElement ? el.ownerSVGElement.parentElement : el; e; e = e.parentElement) {
@@ -603,6 +598,7 @@ CONTRAST = """(root) => {
   }
   return out;
 }"""
+)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
