@@ -29,7 +29,6 @@ from fontTools.ttLib import TTFont
 ROOT = Path(__file__).resolve().parent.parent.parent
 SOURCE = ROOT / "node_modules" / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
 SITE_PATH = "vendor/stix-two-math/STIXTwoMath-Regular.woff2"
-FAMILY = "STIX Two Math"
 
 MATH = re.compile(r"<math\b.*?</math>", re.S)
 ANNOTATION = re.compile(r"<annotation\b.*?</annotation>", re.S)  # the TeX source, never drawn
