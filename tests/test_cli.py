@@ -887,6 +887,18 @@ def test_the_packages_names_load_from_their_modules_on_first_use():
         microgpt.nothing  # noqa: B018
 
 
+def test_the_names_a_type_checker_sees_are_the_names_the_package_loads():
+    """microgpt/__init__.py lists its names twice (lazily for Python, as imports for mypy): they must agree."""
+    import ast
+
+    import microgpt
+
+    tree = ast.parse(Path(microgpt.__file__).read_text(encoding="utf-8"))
+    (block,) = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
+    imported = {alias.asname or alias.name: node.module for node in block.body for alias in node.names}  # type: ignore[attr-defined]
+    assert imported == microgpt._MODULE_OF
+
+
 # --- the exit status, whatever stdout and stderr can take ----------------------------------------
 
 
