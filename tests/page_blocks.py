@@ -3,7 +3,7 @@
 Loaded by the root conftest.py only when --codeblocks is given. Pages are read by
 docs/hooks/mdblocks.py, the reader the site build uses, so a block is run exactly when the site
 shows it as a runnable block; a page with a problem (an unknown marker, a ```Python fence, a
-snippet marker in prose, ...) fails to collect, with the page and line.
+snippet marker in prose, ...: tests/page_rules.py) fails to collect, with the page and line.
 
 A chain (a block and the cont blocks after it) runs as one program, in a fresh interpreter of its
 own, from an empty directory: what the copy button gives the reader. Its stdout must equal the
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import mdblocks
+import page_rules
 import pytest
 from sitecheck import reader
 
@@ -65,8 +66,9 @@ def code_blocks(path: Path, root: Path) -> list[Chain]:
     """The chains of a page, in page order; ValueError lists the page's problems."""
     name = path.relative_to(root) if path.is_relative_to(root) else path
     page = mdblocks.parse(path.read_text(encoding="utf-8"), str(name), root)
-    if page.problems:
-        raise ValueError("\n".join(page.problems))
+    problems = page.problems + page_rules.problems(page)
+    if problems:
+        raise ValueError("\n".join(problems))
     chains = []
     for chain in page.chains():
         head, last = chain[0], chain[-1]

@@ -27,6 +27,8 @@ import typeset_math  # noqa: E402
 from fontTools.ttLib import TTFont  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
+# a code block (with pymdownx.highlight, an indented one too), and its language if it has one
+CODE_BLOCK = re.compile(r'<div class="(?:language-([\w-]+) )?highlight"')
 # a code block, with the attributes the build gives it (a python block's data-mg-* are the runner's)
 BLOCK = re.compile(r'<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>')
 GUTTER = re.compile(r'<a href="#__codelineno-\d+-(?P<n>\d+)">\s*(?P<shown>\d+)</a>')
@@ -346,29 +348,11 @@ def build_page(project, tmp_path, text: str):
 # One broken build for each kind of failure the hooks prove (a hook's error fails the strict build, with
 # the page and line); the other mistakes of each kind are given to the same hook function, on a page
 # in memory, without a whole build.
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        # the page reader (docs/hooks/mdblocks.py, through embed.py's on_page_markdown) refuses the page
-        ("# M\n\n```Python\nraise SystemExit\n```\n", ["docs/mistake.md:3: fence language 'Python'"]),
-        # code the reader sees that no fence declares: an indented block, and a block inside raw HTML
-        # (counted by its <pre>: test_code_in_raw_html_is_refused_by_the_same_hook has it alone)
-        (
-            "# M\n\nText.\n\n    print('an indented code block')\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n"
-            "```python\nprint(1)\n```\n",
-            ["the page shows 2 code blocks (1 python), the tests read 1 (1 python)"],
-        ),
-        # a formula KaTeX cannot typeset, and one that browsers would draw wrong without an error (not
-        # MathML Core): both named, with the page and the TeX, by one build
-        (
-            "# M\n\nHalf of it: $\\frac{1}{$. Bold: $\\mathbf{W}$.\n",
-            ["mistake.md: cannot typeset `\\frac{1}{`", "mistake.md: `\\mathbf{W}` needs"],
-        ),
-    ],
-    ids=["page reader", "undeclared code", "math"],
-)
-def test_a_page_the_tests_would_read_otherwise_fails_the_build(project, tmp_path, text, words):
-    result = build_page(project, tmp_path, text)
+def test_a_formula_the_site_cannot_show_fails_the_build(project, tmp_path):
+    """A formula KaTeX cannot typeset, and one browsers would draw wrong without an error (not MathML
+    Core): both named, with the page and the TeX, by one build."""
+    result = build_page(project, tmp_path, "# M\n\nHalf of it: $\\frac{1}{$. Bold: $\\mathbf{W}$.\n")
+    words = ["mistake.md: cannot typeset `\\frac{1}{`", "mistake.md: `\\mathbf{W}` needs"]
     assert result.returncode != 0 and all(w in result.stderr for w in words), result.stderr[-2000:]
 
 
@@ -376,11 +360,11 @@ def test_a_page_the_tests_would_read_otherwise_fails_the_build(project, tmp_path
     ("text", "words"),
     [
         ('# M\n\n```python\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:3: embed of"),
-        ('# M\n\n```text\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:4: snippet notation"),
+        ("# M\n\n```python\nprint(1)\n", "docs/mistake.md:3: a fence that is never closed"),
     ],
 )
-def test_the_page_reader_hook_refuses_every_problem_of_the_page(tmp_path, text, words):
-    import embed  # docs/hooks/embed.py: its on_page_markdown is what fails the build above
+def test_the_page_reader_hook_refuses_a_page_it_cannot_read(tmp_path, text, words):
+    import embed  # docs/hooks/embed.py: its on_page_markdown fails the build, as the formula's hook does above
     from mkdocs.exceptions import PluginError
 
     (tmp_path / "mistake.md").write_text(text, encoding="utf-8")
@@ -389,23 +373,37 @@ def test_the_page_reader_hook_refuses_every_problem_of_the_page(tmp_path, text, 
         embed.on_page_markdown(text, page=page, config={"config_file_path": str(ROOT / "mkdocs.yml")}, files=None)
 
 
-def test_code_in_raw_html_is_refused_by_the_same_hook(tmp_path):
-    import embed
+def shown_code(html_text: str) -> tuple[list[str], int]:
+    """The languages of the code blocks a built page shows, and its <pre> elements (a gutter is one more)."""
+    return CODE_BLOCK.findall(html_text), html_text.count("<pre")
+
+
+def read_code(page: mdblocks.Page) -> tuple[list[str], int]:
+    """What shown_code() must find for a page as the tests read it."""
+    return [fence.info for fence in page.fences], sum(2 if fence.embed else 1 for fence in page.fences)
+
+
+def test_every_page_shows_exactly_the_code_blocks_the_tests_read(built_site):
+    for page in DOCS:
+        assert shown_code(site_page(built_site, page)) == read_code(parsed(page)), page.name
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["    print('an indented code block')\n", "<div>\n<pre><code>print(1)</code></pre>\n</div>\n"],
+    ids=["indented", "raw HTML"],
+)
+def test_code_the_tests_would_not_read_is_found(code):
+    """An indented block, or code in raw HTML: the site would show code that no test runs."""
     import markdown
     from mkdocs.config import load_config
-    from mkdocs.exceptions import PluginError
 
-    text = "# M\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n```python\nprint(1)\n```\n"
-    (tmp_path / "mistake.md").write_text(text, encoding="utf-8")
-    file = SimpleNamespace(src_uri="mistake.md", abs_src_path=str(tmp_path / "mistake.md"))
-    page = SimpleNamespace(file=file, meta={})
+    text = f"# M\n\nText.\n\n{code}\n```python\nprint(1)\n```\n"
     config = load_config(str(ROOT / "mkdocs.yml"))
-    converted = embed.on_page_markdown(text, page=page, config=config, files=None)
     html_text = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs).convert(
-        converted
+        text
     )
-    with pytest.raises(PluginError, match="code in raw HTML"):
-        embed.on_page_content(html_text, page=page, config=config, files=None)
+    assert shown_code(html_text) != read_code(mdblocks.parse(text, "docs/mistake.md", ROOT))
 
 
 # A changed copy that builds: three lines added at the top of engine.py, a page that mentions an escaped

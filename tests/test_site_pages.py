@@ -1,18 +1,20 @@
 """Every way a page could show a Python block that is not run (or run one it does not show) is refused,
 with the page and line. These read pages with docs/hooks/mdblocks.py, the reader the build hook and
-`pytest --codeblocks` share, so they need nothing beyond the standard library."""
+`pytest --codeblocks` share, and hold them to tests/page_rules.py; they need nothing beyond the
+standard library."""
 
 import re
 import textwrap
 from pathlib import Path
 
 import mdblocks
+import page_rules
 import pytest
 from sitecheck import ROOT, markdown_pages
 
 
 def problems(text: str, root: Path = ROOT) -> list[str]:
-    return mdblocks.parse(textwrap.dedent(text).lstrip("\n"), "docs/page.md", root).problems
+    return page_rules.check(textwrap.dedent(text).lstrip("\n"), "docs/page.md", root)
 
 
 def assert_refused(text: str, line: int, words: str, root: Path = ROOT) -> None:
@@ -24,7 +26,7 @@ RUNS = "```python\nprint(1)\n```\n"
 
 
 def test_the_pages_and_the_readme_have_no_problems():
-    found = [p for page in markdown_pages() for p in mdblocks.parse(page.read_text(), str(page), ROOT).problems]
+    found = [p for page in markdown_pages() for p in page_rules.check(page.read_text(), str(page), ROOT)]
     assert not found, "\n".join(found)
 
 
@@ -110,7 +112,7 @@ def test_a_marker_that_is_unknown_or_not_alone_on_its_line_is_refused(marker):
 
 def test_skipfile_on_the_first_line_of_the_readme_is_refused():
     text = "<!--pytest-codeblocks:skipfile-->\n# README\n\n" + RUNS
-    found = mdblocks.parse(text, "README.md", ROOT).problems
+    found = page_rules.check(text, "README.md", ROOT)
     assert any(p.startswith("README.md:1: ") for p in found), found
 
 
@@ -188,7 +190,7 @@ def test_blocks_in_tabs_admonitions_and_details_are_run():
         """),
         "docs/page.md",
     )
-    assert not page.problems
+    assert not page.problems and not page_rules.problems(page)
     assert [b.code for b in page.blocks] == ["print(1)\n", "print(2)\n", "print(3)\n"]
 
 
@@ -217,7 +219,7 @@ def test_snippet_notation_inside_a_text_fence_is_refused():
 def test_escaped_snippet_notation_in_prose_is_kept():
     text = "# Page\n\nThe marker `# ;--8<-- [start:seed]` starts a section.\n"
     page = mdblocks.parse(text, "docs/page.md", ROOT)
-    assert not page.problems
+    assert not page.problems and not page_rules.problems(page)
     assert (3, "The marker `# ;--8<-- [start:seed]` starts a section.") in page.prose
 
 
@@ -286,7 +288,7 @@ def test_the_taught_modules_carry_no_markers_or_pragmas():
     """Pages embed by name: a marker or formatting pragma in microgpt/ is scaffolding a reader would see."""
     for file in sorted((ROOT / "microgpt").glob("*.py")):
         for n, line in enumerate(file.read_text(encoding="utf-8").split("\n"), 1):
-            assert not mdblocks.snippet_notation(line), f"{file.name}:{n}: {line.strip()}"
+            assert not page_rules.snippet_notation(line), f"{file.name}:{n}: {line.strip()}"
             assert "# fmt:" not in line and "# noqa" not in line, f"{file.name}:{n}: {line.strip()}"
 
 
@@ -294,8 +296,8 @@ def test_the_snippet_regexes_are_pymdownx_own():
     snippets = pytest.importorskip("pymdownx.snippets")
     pre = snippets.SnippetPreprocessor
     for ours, theirs in [
-        (mdblocks.SNIPPET_LINE, pre.RE_ALL_SNIPPETS),
-        (mdblocks.SECTION_MARKER, pre.RE_SNIPPET_SECTION),
+        (page_rules.SNIPPET_LINE, pre.RE_ALL_SNIPPETS),
+        (page_rules.SECTION_MARKER, pre.RE_SNIPPET_SECTION),
     ]:
         assert re.sub(r"\s+", "", ours.pattern) == re.sub(r"\s+", "", theirs.pattern)
         assert ours.flags == theirs.flags

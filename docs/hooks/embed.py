@@ -1,7 +1,9 @@
 """Build step for code blocks: what the tests run is what the site shows, and the site says so.
 
-Every page is read with mdblocks.parse (the same reading `pytest --codeblocks` uses); a problem
-there fails the build with the page and line. Then, in the in-memory Markdown only:
+Every page is read with mdblocks.parse (the same reading `pytest --codeblocks` uses); what it cannot
+read (an embed of something missing, a fence never closed) fails the build with the page and line.
+The rules a page must also follow are the tests' (tests/page_rules.py), and so is the check that
+the built page shows exactly the blocks that were read. Then, in the in-memory Markdown only:
 
 - each python block gets the run metadata the in-browser runner reads: data-mg-run="<n>",
   data-mg-cont="cont", data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
@@ -10,15 +12,11 @@ there fails the build with the page and line. Then, in the in-memory Markdown on
   at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do;
 - the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
-
-After rendering (read only), the page must hold exactly the code blocks that were read (an indented code
-block, or a fence the parser missed, fails the build).
 """
 
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import mdblocks
@@ -32,8 +30,6 @@ LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css
 NEEDS_NAMES = {"torch": "PyTorch", "numpy": "NumPy"}
 if set(NEEDS_NAMES) != mdblocks.NEEDS:
     raise PluginError(f"embed.NEEDS_NAMES names {sorted(NEEDS_NAMES)}, mdblocks.NEEDS allows {sorted(mdblocks.NEEDS)}")
-CODE_BLOCK = re.compile(r'<div class="(?:language-(?P<lang>[\w-]+) )?highlight"')
-_pages: dict[str, mdblocks.Page] = {}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -45,7 +41,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         raise PluginError("\n".join(parsed.problems))
     if not source.endswith(markdown):
         raise PluginError(f"{page.file.src_uri}: another plugin changed the Markdown before docs/hooks/embed.py")
-    _pages[page.file.src_uri] = parsed
     # what overrides/main.html gives the page styles for
     page.meta["mg_run"] = bool(parsed.blocks)
     page.meta["mg_widgets"] = 'class="autograd-' in markdown
@@ -59,7 +54,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             kind, text = LABELS.get(marker.kind, (None, ""))
             if marker.kind == "needs":
                 kind = "torch" if marker.arg == "torch" else "needs"
-                text = f"Needs {NEEDS_NAMES[marker.arg]} (runs in CI)"
+                text = f"Needs {NEEDS_NAMES.get(marker.arg, marker.arg)} (runs in CI)"
             if text:
                 label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
@@ -88,20 +83,3 @@ def unchecked_numbers_note(exempt) -> str:
         return ""
     items = "".join(f"\n    - **{html.escape(str(n))}**: {html.escape(str(why))}" for n, why in exempt.items())
     return f'\n\n??? note "Numbers on this page that no block computes"\n{items}\n'
-
-
-def on_page_content(html_text: str, page, config, files) -> str:
-    parsed = _pages.pop(page.file.src_uri, None)
-    if parsed is None:
-        return html_text
-    shown = [m.group("lang") for m in CODE_BLOCK.finditer(html_text)]
-    pre = sum(2 if fence.embed else 1 for fence in parsed.fences)  # a gutter is a <pre> of its own
-    where = f"docs/{page.file.src_uri}"
-    if (len(shown), shown.count("python"), html_text.count("<pre")) != (len(parsed.fences), len(parsed.blocks), pre):
-        raise PluginError(
-            f"{where}: the page shows {len(shown)} code blocks ({shown.count('python')} python), the tests read "
-            f"{len(parsed.fences)} ({len(parsed.blocks)} python): an indented code block, or code in raw HTML?"
-        )
-    if html_text.count("data-mg-run=") != len(parsed.blocks):  # the runner finds the blocks by it
-        raise PluginError(f"{where}: a python block lost its data-mg-run attribute")
-    return html_text

@@ -1,23 +1,22 @@
 """One reading of a Markdown page, shared by the site build and the tests.
 
-docs/hooks/embed.py (the build), tests/codeblocks.py (`pytest --codeblocks` runs the blocks) and the
+docs/hooks/embed.py (the build), tests/page_blocks.py (`pytest --codeblocks` runs the blocks) and the
 checks in tests/ all call `parse()`, so what the site shows and what the tests run cannot drift
 apart. Standard library only: the package's own tests never import the docs toolchain.
 
-What a page may contain; anything else is a problem, reported as "page:line: message":
+A page's python blocks run; on lines of their own right above a block, any of:
+    <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
+    <!--pytest-codeblocks:importorskip(torch)-->  needs torch (or numpy), which the browser lacks
+    <!--mg:highlight(TEXT)-->                     embeds only: highlight the statement whose first line has TEXT
+After the last block of a chain, <!--pytest-codeblocks:expected-output--> and a ```text fence: the
+chain's stdout, compared exactly. An embed is a python fence whose only line is
+--8<-- "microgpt/file.py:NAME", NAME a function, class, method or assigned name (`Value.backward`),
+or a run of them (`Value.__pow__..Value.tanh`), found with `ast`; the build hands pymdownx.snippets
+the same lines by number.
 
-- fences written with ``` and a language from LANGUAGES, nothing else on the line;
-- every ```python block runs. On lines of their own right above it, any of:
-      <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
-      <!--pytest-codeblocks:importorskip(torch)-->  needs torch (or numpy), which the browser lacks
-      <!--mg:highlight(TEXT)-->                     embeds only: highlight the statement whose first line has TEXT
-- after the last block of a chain, <!--pytest-codeblocks:expected-output--> and a ```text fence:
-  the chain's stdout, compared exactly;
-- an embed: a python fence whose only line is  --8<-- "microgpt/file.py:NAME", NAME a function,
-  class, method or assigned name (`Value.backward`), or a run of them (`Value.__pow__..Value.tanh`),
-  found with `ast`; the build hands pymdownx.snippets the same lines by number;
-- no other snippet notation anywhere: pymdownx.snippets would paste a file there or drop the
-  line. Prose that mentions snippet notation escapes it as ;--8<--, which the site shows as --8<--.
+parse() reports what stops it reading a page ("page:line: message": a fence or comment never closed,
+a marker with no fence under it, an embed of something missing); tests/page_rules.py holds the rules
+a page must also follow (fence languages, where each marker may stand, snippet notation in prose, ...).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LANGUAGES = {"python", "text", "console", "json", "yaml", "toml", "html", "css", "javascript", "latex", "diff"}
 NEEDS = {"torch", "numpy"}  # packages a block may need that the in-browser Python cannot have
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -42,42 +40,6 @@ LOOKS_LIKE_MARKER = re.compile(r"<!--.*(pytest|mg:)", re.IGNORECASE)
 EMBED = re.compile(
     r'^--8<-- "(?P<path>[^":]+\.py):(?P<section>[A-Za-z_][\w.]*?(?:\.\.[A-Za-z_][\w.]*)?)(?::(?P<statement>[^"]+))?"$'
 )
-
-# pymdownx.snippets 10.x/13.x, verbatim (tests/test_site_tooling.py checks they still equal its own):
-# any line matching either is taken by snippets, whether it is prose, code or a comment.
-SNIPPET_LINE = re.compile(
-    r"""(?x)
-    ^(?P<space>[ \t]*)
-    (?P<escape>;*)
-    (?P<all>
-        (?P<inline_marker>-{1,}8<-{1,}[ \t]+)
-        (?P<snippet>(?:"(?:\\"|[^"\n\r])+?"|'(?:\\'|[^'\n\r])+?'))(?![ \t]) |
-        (?P<block_marker>-{1,}8<-{1,})(?![ \t])
-    )\r?$
-    """
-)
-SECTION_MARKER = re.compile(
-    r"""(?xi)
-    ^(?P<pre>.*?)
-    (?<!;)(?!(?<=-)-)
-    (?P<escape>;*)
-    (?P<inline_marker>-{1,}8<-{1,}[ \t]+)
-    (?P<section>\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*(?P<name>[a-z][-_0-9a-z]*)[ \t]*\])
-    (?P<post>.*?)$
-    """
-)
-
-
-def snippet_notation(line: str) -> bool:
-    """Would pymdownx.snippets act on this line (paste a file, or drop it as a section marker)?"""
-    if "8<-" not in line:
-        return False
-    m = SNIPPET_LINE.match(line)
-    if m:
-        return not m.group("escape")
-    m = SECTION_MARKER.match(line)
-    return bool(m and not m.group("escape"))
-
 
 # ---------------------------------------------------------------------------- sections of a .py file
 
@@ -280,7 +242,7 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
             continue
         marker = MARKER.match(stripped)
         if marker:
-            pending.append(_marker(n, marker, say))
+            pending.append(_marker(n, marker))
         elif LOOKS_LIKE_MARKER.search(line):
             say(n, f"not a marker this site knows, or not alone on its line: {stripped!r}")
         elif stripped.startswith("<!--") and "-->" not in stripped:
@@ -296,25 +258,15 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
         say(comment_from, "an HTML comment that is never closed")
     if pending:
         say(pending[0].line, "a marker with no fence after it")
-    embeds = {f.line + 1 for f in fences if f.info == "python" and len(f.body) == 1 and EMBED.match(f.body[0].strip())}
-    for n, line in enumerate(lines, 1):
-        if snippet_notation(line) and n not in embeds:
-            say(
-                n,
-                "snippet notation outside an embed: pymdownx.snippets would paste a file here or drop the "
-                "line; in prose write ;--8<-- (the site shows --8<--)",
-            )
     page = Page(path, lines, front, fences, prose, problems)
     _link_blocks(page, say)
     return page
 
 
-def _marker(n: int, m: re.Match, say) -> Marker:
+def _marker(n: int, m: re.Match) -> Marker:
     if m.group("highlight"):
         return Marker(n, "highlight", m.group("highlight"))
     if m.group("needs") is not None:
-        if m.group("needs") not in NEEDS:
-            say(n, f"importorskip({m.group('needs')}): a block may need only {sorted(NEEDS)}")
         return Marker(n, "needs", m.group("needs"))
     return Marker(n, m.group("cb"))
 
@@ -330,11 +282,6 @@ def _read_fence(lines, i, m, markers, fences, say, root) -> int:
     body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[i + 1 : j]]
     fence = Fence(n, j + 1, indent, ticks, info, body, markers)
     fences.append(fence)
-    if ticks[0] == "~":
-        say(n, "a ~~~ fence: write ``` (the tests and the site read only backtick fences here)")
-    elif info not in LANGUAGES:
-        hint = " — a Python block is written exactly ```python" if "py" in info.lower() else ""
-        say(n, f"fence language {info!r} is not one of {sorted(LANGUAGES)}{hint}")
     if info == "python" and ticks[0] == "`":
         embed = EMBED.match(body[0].strip()) if len(body) == 1 else None
         if embed and root is not None:
@@ -353,35 +300,17 @@ def _read_fence(lines, i, m, markers, fences, say, root) -> int:
 
 
 def _link_blocks(page: Page, say) -> None:
-    """Number the runnable blocks, follow chains and outputs, and check each marker where it stands."""
+    """Number the runnable blocks, and follow chains, what they need and their checked outputs."""
     previous: Fence | None = None  # the fence before this one
     last_block: Fence | None = None
-    run = 0
+    runs = 0
     for fence in page.fences:
         kinds = [m.kind for m in fence.markers]
-        for marker in fence.markers:
-            allowed = {"python": {"cont", "needs", "highlight"}, "text": {"expected-output"}}.get(fence.info, set())
-            if marker.kind not in allowed:
-                say(marker.line, f"marker {marker.kind} cannot stand above a {fence.info or 'plain'} fence")
-        if len(set(kinds)) != len(kinds) and "highlight" not in kinds:
-            say(fence.line, "a marker given twice")
         if fence.info == "python":
-            fence.run, run = run, run + 1
-            fence.cont = "cont" in kinds
-            if fence.cont and last_block is None:
-                say(fence.line, "a cont block with no python block before it on the page")
-                fence.cont = False
-            continued = last_block if fence.cont else None  # the block this one continues, if any
-            if continued is not None and continued.expected is not None:
-                say(
-                    fence.line,
-                    "this block continues a chain whose output was already checked above; "
-                    "put the expected output after the chain's last block",
-                )
+            fence.run, runs = runs, runs + 1
+            fence.cont = "cont" in kinds and last_block is not None
             needs = [m.arg for m in fence.markers if m.kind == "needs"]
-            if fence.cont and needs:
-                say(fence.line, "importorskip on a cont block: put it on the first block of the chain")
-            fence.needs = continued.needs if continued is not None else (needs[0] if needs else None)
+            fence.needs = last_block.needs if fence.cont and last_block else (needs[0] if needs else None)
             for marker in fence.markers:
                 if marker.kind != "highlight":
                     continue
@@ -391,42 +320,7 @@ def _link_blocks(page: Page, say) -> None:
                 else:
                     fence.highlight += lines
             last_block = fence
-        elif "expected-output" in kinds:
-            if previous is None or previous.run is None or previous.expected is not None:
-                say(fence.line, "an expected output must directly follow a python block (no fence between)")
-            else:
+        elif "expected-output" in kinds and previous is not None and previous.run is not None:
+            if previous.expected is None:
                 previous.expected, fence.expected_for = fence, previous.run
-        elif fence.info == "text" and previous is not None and previous.run is not None:
-            between = page.lines[previous.end : fence.line - 1]
-            if not any(line.strip() for line in between):
-                say(
-                    fence.line,
-                    "a text fence right under a python block looks like its output but is not "
-                    "checked: put <!--pytest-codeblocks:expected-output--> above it",
-                )
         previous = fence
-    for chain in page.chains():
-        code = "".join(block.code for block in chain)
-        try:
-            tree = ast.parse(code)
-        except SyntaxError as error:
-            say(chain[0].line, f"the block does not parse as Python: {error.msg} (line {error.lineno} of its code)")
-            continue
-        imported: set[str] = set()  # top-level packages the chain imports
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                imported.add(node.module.split(".")[0])
-        for module in sorted((imported & NEEDS) - {chain[0].needs}):
-            say(
-                chain[0].line,
-                f"the block imports {module}, which the Python in a reader's browser does not have: "
-                f"put <!--pytest-codeblocks:importorskip({module})--> above the chain's first block",
-            )
-        if any(isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(tree)):
-            say(
-                chain[0].line,
-                "the block uses __name__; the tests run it under another name than a reader's "
-                'Python, so code under `if __name__ == "__main__":` would never run: write it at top level',
-            )
