@@ -1,23 +1,9 @@
 """Build-time step for the interactive graphs, diagrams and self-checks: every number comes from microgpt.trace.
 
-A graph is one line of raw HTML on its own, which `on_page_markdown` replaces by the widget's HTML
-with the traces embedded as JSON (docs/javascripts/widgets/ draws them) or by the diagram's SVG:
-
-    <div class="autograd-widget" data-preset="relu"></div>          step-through widget (any preset)
-    <div class="autograd-playground" data-preset="shared"></div>    visit-order playground (diamond if absent)
-    <div class="autograd-diagram" data-diagram="shared"></div>      one of DIAGRAMS
-
-A self-check is md_in_html (its parts may use math, links, code), made a form by `CheckForms`:
-
-    <div class="autograd-check" data-answer="6" markdown>           or data-choice="2" with an ordered list
-    **Predict first.** With $a = 3$ and $f = a \\cdot a$, what is $\\partial f/\\partial a$?
-
-    <div class="check-hint" markdown>Look at how many edges leave $a$.</div>
-    <div class="check-explain" markdown>Two paths each carry 3, and `+=` adds them: 6.</div>
-    </div>
-
-data-answer and data-tolerance (how far an answer may be off; else 1e-9 of its size) are plain
-decimals (PLAIN_DECIMAL). Anything unknown or malformed fails the build.
+CONTRIBUTING.md shows how a page asks for them. `on_page_markdown` replaces a graph's marker by one
+line of HTML: the widget with its traces embedded as JSON (docs/javascripts/widgets/ draws them) or
+the diagram's complete SVG. A Markdown tree processor (`CheckForms`) turns each self-check, once
+md_in_html has parsed it, into its form. Anything unknown or malformed fails the build.
 """
 
 from __future__ import annotations
@@ -67,17 +53,14 @@ def _head(n: dict) -> str:
     return f"{n['label']} (constant)" if n["const"] else n["expr"]
 
 
-def _widget_lines(n: dict) -> list[str]:
-    """The longest texts a widget's node box must hold (it writes data/grad lines of this size)."""
+def _widget_lines(n: dict) -> list[str]:  # the longest texts a widget's box must hold (it writes such lines)
     return [_head(n), f"data {fmt(n['data'])}", f"grad {fmt(n['grad'])}", "grad -0.0000"]
 
 
 def layout(t: dict, lines=_widget_lines, nlines: int = 3) -> dict:
-    """Add x, y (centre) to each node, a path and a label point to each edge, and width/height/node_w/node_h.
-
-    Leaves on the left, the root on the right. Where several edges meet a box they attach at
-    different heights, so their arrowheads do not pile up; two edges between the same pair bend apart.
-    """
+    """Add x, y (centre) to each node, a path and a label point to each edge, and width/height/node_w/node_h:
+    leaves on the left, the root on the right; edges meeting a box at different heights; two edges
+    between the same pair bent apart."""
     nodes = {n["id"]: n for n in t["nodes"]}
     node_w = round(max(len(s) for n in t["nodes"] for s in lines(n)) * CHAR_W + 18)
     node_h = nlines * LINE_H + 12
@@ -223,12 +206,11 @@ def diagram_local_rules() -> tuple[str, list[str]]:
     log = {(s["node"], s["child"]): s for s in t["backward"]}
     w_node = round(max(len(x["expr"]) for x in t["nodes"]) * CHAR_W + 18)
     w, h, box_h = 2 * PAD + 2 * w_node + 130, 190, 2 * LINE_H + 14  # 130: room for a label such as "local b = -3"
-    body = [ARROWS]
+    body, x2 = [ARROWS], w - PAD - w_node  # x2: where the arrows meet the node on the right
     times = next(x["id"] for x in t["nodes"] if x["op"] == "*")
     panels = [(t["root"], "+ copies: each child gets 1 · G"), (times, "· swaps: each gets the other's data · G")]
     for p, (vid, heading) in enumerate(panels):
         v, oy = n[vid], p * h
-        x2 = w - PAD - w_node
         body.append(_text(PAD, oy + 17, heading, "ag-heading", "start"))
         for k, cid in enumerate(v["children"]):
             s = log[(vid, cid)]
@@ -305,9 +287,8 @@ def _fill(slot: Element | None, source: Element) -> None:
 
 
 def check_form(el: Element, uid: str) -> None:
-    """Turn a parsed <div class="autograd-check"> into its form, in place, after validating it: the question,
-    an input (or one radio button per option), Check, Show answer, a hint that stays available, a status
-    line read out as it changes, and the explanation (hidden until answered)."""
+    """Validate a parsed <div class="autograd-check"> and make it its form: the question, an input or a radio
+    per option, Check, Show answer, a hint, a status line read out, the explanation hidden until answered."""
     attrs = dict(el.attrib)
     hint = next((c for c in el if c.get("class") == "check-hint"), None)
     explain = next((c for c in el if c.get("class") == "check-explain"), None)
@@ -382,11 +363,8 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         else:  # every preset, for the widget's menu; the step-through widget never looks the orders up
             traces = {n: {k: v for k, v in layout(T.trace_preset(n)).items() if k != "orders"} for n in T.PRESETS}
             data = f"data-traces='{_attr_json(traces)}'"
-        what = "step-through graph" if kind == "widget" else "playground"
-        return (
-            f'<div class="autograd-{kind}" data-preset="{name}" {data}>'
-            f'<p class="autograd-fallback">This {what} needs JavaScript.</p></div>'
-        )
+        fallback = '<p class="autograd-fallback">This interactive graph needs JavaScript.</p>'
+        return f'<div class="autograd-{kind}" data-preset="{name}" {data}>{fallback}</div>'
     if kind == "diagram":
         name = attrs.get("diagram", "")
         if name not in DIAGRAMS:
