@@ -180,9 +180,9 @@ def diagram_graph(name: str) -> tuple[str, list[str]]:
     t = layout(T.trace_preset(preset), lines, 1 + max(len(shown.split()) for _, shown in panels))
     body, title, legend = [ARROWS], [f"The graph of {t['title']}"], []
     for p, (heading, shown) in enumerate(panels):
-        heading, dy, back = heading.format(**t), p * (t["height"] + 12), "grad" in shown
+        heading, dy, back = heading.format(**t), 24 + p * (t["height"] + 24), "grad" in shown
         legend += ["backward", "local"] if back else ["forward"]
-        body += [_text(PAD, dy + 17, heading, "ag-heading", "start"), f'<g transform="translate(0,{dy})">']
+        body += [_text(PAD, dy - 7, heading, "ag-heading", "start"), f'<g transform="translate(0,{dy})">']
         for e in t["edges"]:
             body.append(f'<path d="{e["path"]}" {BACK_EDGE if back else FORWARD_EDGE}/>')
             if back:
@@ -195,7 +195,7 @@ def diagram_graph(name: str) -> tuple[str, list[str]]:
         body.append("</g>")
         title.append(f"{heading}: {'; '.join(boxes)}")
     legend += ["const"] * any(n["const"] for n in t["nodes"])
-    height = len(panels) * (t["height"] + 12) - 12
+    height = len(panels) * (t["height"] + 24)  # each panel: its heading, 24 px high, then its graph
     return _svg(t["width"], height, ". ".join(title) + ".", body), legend
 
 
