@@ -9,7 +9,6 @@ build copies Pyodide from node_modules/). Without them these tests skip, except 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -23,6 +22,8 @@ import mdblocks
 import pytest
 from browser import Watched, axe_violations, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
 from sitecheck import QuietHandler, serving
+
+from microgpt import trace
 
 pytestmark = pytest.mark.browser
 
@@ -267,14 +268,6 @@ def test_python_is_fetched_only_when_the_reader_first_runs_a_block(watched, run_
 
 
 # ---------------------------------------------------------------------------- editable leaves
-def _recorder(site: Path):
-    """The site's own py/autograd_trace.py, imported here, to compute what the browser must send back."""
-    spec = importlib.util.spec_from_file_location("site_autograd_trace", site / "py" / "autograd_trace.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 LEAVES_JS = """async ([preset, leaves]) => {
   const el = document.createElement("div");  // a stand-in widget: the two methods of the contract
   document.body.append(el);
@@ -292,10 +285,9 @@ LEAVES_JS = """async ([preset, leaves]) => {
 def test_new_leaf_values_come_back_as_the_engines_trace(watched, run_url, site_dir):  # noqa: F811
     page = watched.page
     open_page(page, run_url + PREFIX)
-    recorder = _recorder(Path(site_dir))
     leaves = {"a": 1.5, "b": -2.0, "d": 5.0}  # relu(a·b + d) with a·b + d > 0
     got = page.evaluate(LEAVES_JS, ["relu", leaves])
-    want = json.loads(json.dumps(recorder.trace_preset("relu", leaves)))
+    want = json.loads(json.dumps(trace.trace_preset("relu", leaves)))
     assert got == {"trace": want}
     grads = {n["id"]: n["grad"] for n in got["trace"]["nodes"]}
     # and, by the chain rule, for f = relu(a·b + d) on the positive side: df/da = b, df/db = a, df/dd = 1

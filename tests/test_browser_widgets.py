@@ -1,5 +1,5 @@
 """The interactive graphs and self-checks in a real browser: they show exactly the numbers the engine
-records (docs/hooks/autograd_trace.py), judge visit orders as Python does, parse answers strictly,
+records (microgpt.trace), judge visit orders as Python does, parse answers strictly,
 stay readable (SVG text, contrast, axe-core) at 390 and 1280 px in both schemes, and keep focus.
 
 Uses the browser fixtures of tests/test_browser.py: skips without Chromium or playwright, except with
@@ -16,6 +16,7 @@ import re
 import sys
 from pathlib import Path
 
+import markdown
 import pytest
 from browser import (  # noqa: F401  (fixtures, used by name)
     COLOUR_JS,
@@ -31,6 +32,8 @@ from browser import (  # noqa: F401  (fixtures, used by name)
     watched,
 )
 from browser import page_with as _page_with
+
+from microgpt import trace as T
 
 pytestmark = pytest.mark.browser
 
@@ -50,26 +53,29 @@ def _load(name: str, file: str):
         sys.path.remove(str(HOOKS))
 
 
-T = _load("autograd_trace", "autograd_trace.py")
 HOOK = _load("traces_hook", "traces.py")
 fmt = HOOK.fmt  # the number format the widgets use (format.js follows the same rule)
 
-AUTHORED = """<div class="autograd-check" {attrs}>
-<p><strong>Predict first.</strong> In the shared graph, what is <code>x.grad</code>?</p>
-{options}<div class="check-hint">
-<p>Look at how many users <code>a</code> has.</p>
-</div>
-<div class="check-explain">
-<p>a collects 6 + 9 = 15 and passes 2 · 15 on.</p>
-</div>
+AUTHORED = """<div class="autograd-check" {attrs} markdown>
+**Predict first.** In the shared graph, what is `x.grad`?
+
+{options}<div class="check-hint" markdown>Look at how many users `a` has.</div>
+<div class="check-explain" markdown>a collects 6 + 9 = 15 and passes 2 · 15 on.</div>
 </div>"""
-OPTIONS = "<ol>\n<li>d, a, b, c, x</li>\n<li>d, b, c, a, x</li>\n<li>x, a, b, c, d</li>\n</ol>\n"
+OPTIONS = "1. d, a, b, c, x\n2. d, b, c, a, x\n3. x, a, b, c, d\n\n"
+
+
+def _checks(text: str) -> str:
+    """Self-checks as the site's Markdown makes them (md_in_html, then the hook's forms)."""
+    return markdown.markdown(text, extensions=["md_in_html", HOOK.Checks()])
+
+
 EXTRA = (
     HOOK.render("playground", {"preset": "shared"})
     + HOOK.render("playground", {"preset": "diamond"})
     + "".join(HOOK.render("diagram", {"diagram": d}) for d in HOOK.DIAGRAMS)
-    + HOOK.render_checks(AUTHORED.format(attrs='data-answer="30"', options=""))
-    + HOOK.render_checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
+    + _checks(AUTHORED.format(attrs='data-answer="30"', options=""))
+    + _checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
 )
 
 

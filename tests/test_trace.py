@@ -1,7 +1,7 @@
 """The traces embedded in the site agree with the engine they were recorded from.
 
-The recorder is site-only (docs/hooks/autograd_trace.py, copied into the built site for the
-browser's Python); it is imported here from there, as the build and the browser import it.
+The recorder is microgpt.trace: the build draws the site's graphs from it, and the browser's Python
+imports it from the wheel the site serves. The build hook (docs/hooks/traces.py) is tested here too.
 """
 
 import ast
@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from microgpt import trace as T
 from microgpt.engine import Value
 
 HOOKS = Path(__file__).resolve().parent.parent / "docs" / "hooks"
+RECORDER = Path(T.__file__)
 
 
 def _load(name: str, file: str):
@@ -28,7 +30,6 @@ def _load(name: str, file: str):
     return mod
 
 
-T = _load("autograd_trace", "autograd_trace.py")
 NAMES = list(T.PRESETS)
 
 
@@ -228,18 +229,19 @@ def test_trace_preset_refuses_bad_leaves_with_a_message(leaves, message):
 
 def test_recorder_imports_only_microgpt_and_the_standard_library():
     # the browser's Python has the microgpt wheel and the standard library, nothing else
-    tree = ast.parse((HOOKS / "autograd_trace.py").read_text(encoding="utf-8"))
+    tree = ast.parse(RECORDER.read_text(encoding="utf-8"))
     roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
     assert roots - {"__future__", "microgpt"} <= set(sys.stdlib_module_names), roots
 
 
-def test_nothing_in_the_package_imports_the_recorder():
-    pkg = HOOKS.parent.parent / "microgpt"
-    assert not (pkg / "trace.py").exists()
-    for f in pkg.glob("*.py"):
-        assert "trace" not in {a.name for a in ast.walk(ast.parse(f.read_text(encoding="utf-8")))
-                               if isinstance(a, ast.alias)}, f  # fmt: skip
+def test_no_taught_module_imports_the_recorder():
+    # the recorder watches the engine from outside: the taught files never depend on it
+    for name in ("engine", "model", "data", "train", "optim"):
+        tree = ast.parse((RECORDER.parent / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {a.name for a in ast.walk(tree) if isinstance(a, ast.alias)}
+        imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not {"trace", "microgpt.trace"} & imported, name
 
 
 def test_unnamed_computed_node_is_refused():
@@ -263,14 +265,6 @@ def _hook():
         sys.path.remove(str(HOOKS))
 
 
-def test_keyed_self_check_answers_are_engine_grads():
-    hook = _hook()
-    for key, q in hook._questions().items():
-        html = hook.render_check(key)
-        want = {n["id"]: n["grad"] for n in T.trace_preset(q["preset"])["nodes"]}[q["node"]]
-        assert f'data-answer="{want!r}"' in html
-
-
 @pytest.mark.parametrize(
     ("text", "want"),
     [("6", 6.0), ("-1.5", -1.5), ("−3", -3.0), (" 2.50 ", 2.5), (".5", 0.5), ("5.", 5.0), ("0", 0.0)]
@@ -281,33 +275,39 @@ def test_plain_decimal_parsing_is_strict(text, want):
     assert _hook().parse_decimal(text) == want
 
 
-CHECK = """<div class="autograd-check" {attrs}>
-<p><strong>Predict first.</strong> With <span class="arithmatex">\\(a = 3\\)</span>, what is it?</p>
-{options}<div class="check-hint">
-<p>Look at <code>a</code>.</p>
-</div>
-<div class="check-explain">
-<p>Two paths each carry 3: 6.</p>
-</div>
+CHECK = """<div class="autograd-check" {attrs} markdown>
+**Predict first.** With $a = 3$, what is it?
+
+{options}<div class="check-hint" markdown>Look at `a`.</div>
+<div class="check-explain" markdown>Two paths each carry 3: 6.</div>
 </div>"""
-OPTIONS = "<ol>\n<li>d, a, b, c</li>\n<li>d, b, c, a</li>\n</ol>\n"
+OPTIONS = "1. d, a, b, c\n2. d, b, c, a\n\n"
+
+
+def render_checks(markdown_text: str) -> str:
+    """A page's Markdown as the site converts its self-checks: md_in_html, math, then the hook's forms."""
+    markdown = pytest.importorskip("markdown")
+    extensions = ["md_in_html", "pymdownx.arithmatex", _hook().Checks()]
+    return markdown.markdown(
+        markdown_text, extensions=extensions, extension_configs={"pymdownx.arithmatex": {"generic": True}}
+    )
 
 
 def test_authored_number_check_becomes_a_form_with_its_parts():
-    hook = _hook()
-    out = hook.render_checks("<p>before</p>" + CHECK.format(attrs='data-answer="6"', options="") + "<p>after</p>")
-    assert out.startswith("<p>before</p><form") and out.endswith("</form><p>after</p>")
+    out = render_checks("before\n\n" + CHECK.format(attrs='data-answer="6"', options="") + "\n\nafter")
+    assert out.startswith("<p>before</p>\n<form") and out.endswith("</form>\n<p>after</p>")
     assert 'data-answer="6"' in out and 'data-tolerance="6.000000000000001e-09"' in out
     assert '<span class="arithmatex">' in out and "<code>a</code>" in out
-    assert re.search(r'<div class="autograd-check__explain"[^>]*hidden>.*Two paths', out)
-    assert re.search(r"<details class=\"autograd-check__hint\"><summary>Hint</summary>.*Look at", out)
-    assert 'role="status" aria-live="polite"' in out and 'type="text" inputmode="decimal"' in out
+    assert re.search(r'<div class="autograd-check__explain"[^>]*hidden[^>]*>.*Two paths', out, re.S)
+    assert re.search(r'<details class="autograd-check__hint">\s*<summary>Hint</summary>.*Look at', out, re.S)
+    assert 'role="status"' in out and 'aria-live="polite"' in out
+    assert 'type="text"' in out and 'inputmode="decimal"' in out
 
 
 def test_authored_choice_check_gets_one_radio_per_option():
-    out = _hook().render_checks(CHECK.format(attrs='data-choice="2"', options=OPTIONS))
+    out = render_checks(CHECK.format(attrs='data-choice="2"', options=OPTIONS))
     assert 'data-choice="2"' in out and "<ol>" not in out
-    assert re.findall(r'type="radio" name="[^"]+" value="(\d)"', out) == ["1", "2"]
+    assert re.findall(r'<input name="[^"]+" type="radio" value="(\d)"', out) == ["1", "2"]
     assert "d, b, c, a</span>" in out
 
 
@@ -315,6 +315,7 @@ def test_authored_choice_check_gets_one_radio_per_option():
     ("attrs", "options", "message"),
     [
         ("", "", "exactly one of data-answer"),
+        ('data-question="fab-a"', "", "exactly one of data-answer"),  # the older keyed form is gone
         ('data-answer="6" data-choice="1"', OPTIONS, "exactly one of data-answer"),
         ('data-answer="0x0A"', "", "not a plain decimal"),
         ('data-answer="1e1"', "", "not a plain decimal"),
@@ -328,15 +329,20 @@ def test_malformed_self_check_fails_the_build(attrs, options, message):
     from mkdocs.exceptions import PluginError
 
     with pytest.raises(PluginError, match=message):
-        _hook().render_checks(CHECK.format(attrs=attrs, options=options))
+        render_checks(CHECK.format(attrs=attrs, options=options))
 
 
 def test_self_check_without_hint_or_explanation_fails_the_build():
     from mkdocs.exceptions import PluginError
 
-    bare = '<div class="autograd-check" data-answer="6">\n<p>What is it?</p>\n</div>'
     with pytest.raises(PluginError, match="check-hint"):
-        _hook().render_checks(bare)
+        render_checks('<div class="autograd-check" data-answer="6" markdown>\nWhat is it?\n</div>')
+    with pytest.raises(PluginError, match="question is missing"):
+        render_checks(
+            CHECK.format(attrs='data-answer="6"', options="").replace(
+                "**Predict first.** With $a = 3$, what is it?", ""
+            )
+        )
 
 
 def test_hook_refuses_unknown_markers():
@@ -351,8 +357,6 @@ def test_hook_refuses_unknown_markers():
     ]:
         with pytest.raises(PluginError):
             hook.render(kind, attrs)
-    with pytest.raises(PluginError, match="unknown question"):
-        hook.render_checks('<div class="autograd-check" data-question="nope"></div>')
 
 
 def test_playground_embeds_the_recorders_trace_with_every_order():
@@ -382,8 +386,3 @@ def test_diagrams_are_svg_with_the_engine_numbers(name):
     assert shown
     for s in shown:
         assert html.escape(s) in out, (name, s)
-
-
-def test_the_build_serves_the_recorder_source(tmp_path):
-    _hook().on_post_build({"site_dir": str(tmp_path)})
-    assert (tmp_path / "py" / "autograd_trace.py").read_bytes() == (HOOKS / "autograd_trace.py").read_bytes()

@@ -88,7 +88,7 @@ def unlink_graphs(namespace):
 
 
 def trace_json(preset, leaves_json):
-    from autograd_trace import trace_preset
+    from microgpt.trace import trace_preset
 
     return json.dumps(trace_preset(preset, json.loads(leaves_json)))
 `;

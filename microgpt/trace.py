@@ -1,9 +1,11 @@
-"""Record a Value graph and its backward pass as plain data, for the site's interactive graphs.
+"""Record a Value graph's forward and backward pass step by step, as plain JSON-ready data.
 
-Site-only: the build (docs/hooks/traces.py) embeds these traces in the pages and copies this very
-file to <site root>/py/autograd_trace.py, where the in-browser Python imports it to recompute a
-graph with the reader's own leaf values (trace_preset). It needs only microgpt and the standard
-library.
+trace(root, named) runs root.backward() and returns the graph's nodes and edges with their data,
+grad and local derivatives, plus every `child.grad += local_grad * v.grad` in the order it ran.
+trace_preset(name, leaves) does so for one of the course's example graphs (PRESETS) with any leaf
+values; replay() and with_orders() redo the backward loop in another visit order. The site's
+graphs draw these traces, and its in-browser Python imports this module from the microgpt wheel
+to redraw a graph for a reader's own leaf values.
 
 The gradients are the engine's own: trace() runs Value.backward() and reads .grad. The step-by-step
 log of `child.grad += local_grad * v.grad` is that same loop run again over a dictionary, in the
@@ -167,8 +169,14 @@ def _relu(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
     c = va * vb
     e = c + vd
     f = e.relu()
-    return [("a", va), ("b", vb), ("d", vd), ("c", c, "*", "c = a · b"), ("e", e, "+", "e = c + d"),
-            ("f", f, "relu", "f = relu(e)")]  # fmt: skip
+    return [
+        ("a", va),
+        ("b", vb),
+        ("d", vd),
+        ("c", c, "*", "c = a · b"),
+        ("e", e, "+", "e = c + d"),
+        ("f", f, "relu", "f = relu(e)"),
+    ]
 
 
 def _linear(a: float = 2, b: float = -3, d: float = 10) -> list[Named]:
@@ -192,9 +200,18 @@ def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: flo
     s = x1w1 + x2w2
     n = s + vw0
     o = n.tanh()
-    return [("x1", vx1), ("w1", vw1), ("x2", vx2), ("w2", vw2), ("w0", vw0),
-            ("x1w1", x1w1, "*", "x1w1 = x1 · w1"), ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
-            ("s", s, "+", "s = x1w1 + x2w2"), ("n", n, "+", "n = s + w0"), ("o", o, "tanh", "o = tanh(n)")]  # fmt: skip
+    return [
+        ("x1", vx1),
+        ("w1", vw1),
+        ("x2", vx2),
+        ("w2", vw2),
+        ("w0", vw0),
+        ("x1w1", x1w1, "*", "x1w1 = x1 · w1"),
+        ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
+        ("s", s, "+", "s = x1w1 + x2w2"),
+        ("n", n, "+", "n = s + w0"),
+        ("o", o, "tanh", "o = tanh(n)"),
+    ]
 
 
 def _square(a: float = 3) -> list[Named]:
@@ -219,8 +236,13 @@ def _shared(x: float = 1) -> list[Named]:
     s = u + 1
     t = u * 3
     z = s * t
-    return [("x", vx), ("u", u, "*", "u = 2x"), ("s", s, "+", "s = u + 1"), ("t", t, "*", "t = 3u"),
-            ("z", z, "*", "z = s · t")]  # fmt: skip
+    return [
+        ("x", vx),
+        ("u", u, "*", "u = 2x"),
+        ("s", s, "+", "s = u + 1"),
+        ("t", t, "*", "t = 3u"),
+        ("z", z, "*", "z = s · t"),
+    ]
 
 
 # name: (title, graph builder, whether the visit-order playground can show it). Menu order.
