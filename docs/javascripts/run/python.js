@@ -1,7 +1,6 @@
 // Python in the reader's browser: Pyodide, served by the site itself from vendor/pyodide/, running in a
-// worker (worker.js) with the microgpt wheel the site serves for pip installed, and the site's own py/
-// files importable. Nothing is fetched before the first getPython() call, and nothing from outside the
-// site, ever.
+// worker (worker.js) with the microgpt wheel the site serves installed. Nothing is fetched before the
+// first getPython() call, and nothing from outside the site, ever.
 import { SITE_ROOT } from "./root.js";
 
 let worker = null;

@@ -2,40 +2,10 @@
 // freeze the page, and a runaway example can be stopped by ending the worker (python.js).
 // Messages in: {id, op, args}; out: {id, result} | {id, error, fatal} | {progress, fraction}.
 
-// The module _mg_site, written into the interpreter. `SitePy` imports <site root>/py/<name>.py when
-// nothing else provides <name> (one same-site request per name, the first time it is imported);
-// `run_chain` runs a page's blocks the way the test suite does; `trace_json` serves the widgets.
+// The module _mg_site, written into the interpreter: `run_chain` runs a page's blocks the way the test
+// suite does; `trace_json` serves the widgets.
 const SITE_MODULE = `
 import contextlib, gc, io, json, linecache, sys, traceback, types
-from importlib.machinery import PathFinder
-from pathlib import Path
-from js import XMLHttpRequest
-
-
-class SitePy:
-    def __init__(self, url, folder):
-        self.url, self.folder, self.tried = url, Path(folder), set()
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def find_spec(self, name, path=None, target=None):
-        # only top-level names that nothing else provides, each asked for once
-        if path is not None or name.startswith("_") or name in sys.stdlib_module_names or name in self.tried:
-            return None
-        self.tried.add(name)
-        request = XMLHttpRequest.new()
-        request.open("GET", f"{self.url}{name}.py", False)  # synchronous: import is; fine in a worker
-        try:
-            request.send(None)
-        except Exception:
-            return None
-        if request.status != 200:
-            return None
-        (self.folder / f"{name}.py").write_text(request.responseText, encoding="utf-8")
-        return PathFinder.find_spec(name, [str(self.folder)])
-
-
-def install(url, folder):
-    sys.meta_path.append(SitePy(url, folder))
 
 
 def run_chain(sources, names):
@@ -123,7 +93,6 @@ async function start({ root }) {
   py.FS.writeFile(`${HELPERS}/_mg_site.py`, SITE_MODULE);
   py.pyimport("sys").path.append(HELPERS);
   site = py.pyimport("_mg_site");
-  site.install(new URL("py/", root).href, `${HELPERS}/py`);
   py.runPython("import microgpt"); // the first run should not pay for it
   pyodide = py;
   progress("Python is ready.", 1);
