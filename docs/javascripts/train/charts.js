@@ -24,6 +24,12 @@ export function kindAndLayer(name) {
 export const DASHES = [[], [6, 3], [1.5, 3]]; // layer 0, 1, 2: solid, dashed, dotted
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 
+const isPowerOf10 = (v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
+/** A log axis with its labels, ticks and grid lines at the powers of ten only. */
+const decades = (axis) => {
+  const filter = (u, splits) => splits.map((v) => (isPowerOf10(v) ? v : null));
+  return { ...axis, filter, grid: { ...axis.grid, filter }, ticks: { ...axis.ticks, filter } };
+};
 const colour = (el, name) => () => getComputedStyle(el).getPropertyValue(name).trim();
 
 function axes(el, yLabel, yValues) {
@@ -51,6 +57,7 @@ function chart(uPlot, el, target, opts, nSeries) {
       scales: { x: { time: false, range: [0, opts.steps] }, ...(opts.scales ?? {}) },
       axes: opts.axes,
       series: [{}, ...opts.series],
+      hooks: opts.hooks ?? {},
     },
     Array.from({ length: nSeries + 1 }, () => []),
     target,
@@ -59,8 +66,25 @@ function chart(uPlot, el, target, opts, nSeries) {
   return u;
 }
 
-/** Loss against step: each step's loss (faint), its running mean, the held-out loss, and ln V. */
-export function lossChart(uPlot, el, target, steps) {
+/** A dashed horizontal line at y = level(), across the whole plot, drawn after the series. */
+function levelLine(el, level) {
+  return (u) => {
+    const y = u.valToPos(level(), "y", true);
+    const { ctx, bbox } = u;
+    ctx.save();
+    ctx.strokeStyle = colour(el, "--mg-train-uniform")();
+    ctx.lineWidth = 1.5 * devicePixelRatio;
+    ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+    ctx.beginPath();
+    ctx.moveTo(bbox.left, y);
+    ctx.lineTo(bbox.left + bbox.width, y);
+    ctx.stroke();
+    ctx.restore();
+  };
+}
+
+/** Loss against step: each step's loss (faint), its running mean, the held-out loss, and ln V (dashed). */
+export function lossChart(uPlot, el, target, steps, uniform) {
   const line = (name, width, more = {}) => ({ stroke: colour(el, name), width, points: { show: false }, ...more });
   return chart(
     uPlot,
@@ -76,8 +100,9 @@ export function lossChart(uPlot, el, target, steps) {
           spanGaps: true,
           points: { show: true, size: 7, stroke: colour(el, "--mg-train-held"), fill: colour(el, "--mg-train-held") },
         }),
-        line("--mg-train-uniform", 1.5, { dash: [6, 4] }),
+        line("--mg-train-uniform", 1, { stroke: "transparent" }), // ln V, unseen: the y range includes it
       ],
+      hooks: { draw: [levelLine(el, () => uniform)] },
     },
     4,
   );
@@ -93,7 +118,9 @@ export function gradChart(uPlot, el, target, names, steps) {
       steps,
       height: 240,
       scales: { y: { distr: 3 } },
-      axes: axes(el, "gradient norm", (u, ticks) => ticks.map((t) => (t == null ? "" : t >= 1 ? String(t) : t.toPrecision(1)))),
+      axes: axes(el, "gradient norm", (u, ticks) => ticks.map((t) => (t == null ? "" : t >= 1 ? String(t) : t.toPrecision(1)))).map(
+        (axis, i) => (i === 1 ? decades(axis) : axis),
+      ),
       series: names.map((name) => {
         const [kind, layer] = kindAndLayer(name);
         return { stroke: colour(el, `--mg-train-${kind}`), width: 1.5, dash: DASHES[layer ?? 0], points: { show: false } };

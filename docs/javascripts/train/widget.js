@@ -158,7 +158,7 @@ function mountRun(w, uPlot, info) {
     w.text.el,
   );
   w.ui.plots.hidden = false;
-  w.loss = lossChart(uPlot, w.el, lossBox, w.values.steps);
+  w.loss = lossChart(uPlot, w.el, lossBox, w.values.steps, info.uniform);
   w.grads = gradChart(uPlot, w.el, gradBox, info.names, w.values.steps);
   w.redraw = new MutationObserver(() => [w.loss, w.grads].forEach((u) => u.redraw(false)));
   w.redraw.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
