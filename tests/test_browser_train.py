@@ -1,9 +1,9 @@
-"""The Train widget on the training page, in a real browser, on one load of the page: nothing is fetched
-before Start; bad settings are refused next to their field; a runtime that cannot start says so and
-offers the command line; the run shows the command line's losses (the CLI runs in the test); Pause
-holds; the downloaded checkpoint is one `python -m microgpt sample` reads, with the command line's
-weights; leaving the page ends the worker; axe finds nothing idle, running, paused or failed, light
-and dark; every control is reached by the keyboard.
+"""The Train widget on the training page, in a real browser, on one load of the page: it is built
+only near sight, and Python is fetched only on Start; bad settings are refused next to their field;
+a runtime that cannot start says so and offers the command line; the run shows the command line's
+losses (the CLI runs in the test); Pause holds; the downloaded checkpoint is one `python -m microgpt
+sample` reads, with the command line's weights; leaving the page ends the worker; axe finds nothing
+idle, running, paused or failed, light and dark; every control is reached by the keyboard.
 
 Needs Chromium, playwright and the built site (as tests/test_browser.py); without them it skips,
 except with CI=true, where it fails.
@@ -77,9 +77,9 @@ def test_train_widget_runs_the_command_lines_training(browser, base_url, tmp_pat
     found: list[str] = []
     try:
         open_page(page, f"{base_url}/training/")
+        assert not [u for u in requested if "/train/widget.js" in u], "the widget was built far from sight"
+        page.locator(WIDGET).scroll_into_view_if_needed()
         page.wait_for_selector(STATE.format("idle"))
-        widget = page.locator(WIDGET)
-        widget.scroll_into_view_if_needed()
         assert not [u for u in requested if re.search(r"/(vendor/(pyodide|uplot)|dist)/", u)], "fetched before Start"
         assert python_workers(page) == []
         found += axe_in_both_schemes(page, "idle")

@@ -48,7 +48,20 @@ function elapsed(w) {
   return (w.ms + (w.state === "running" ? performance.now() - w.since : 0)) / 1000;
 }
 
+const DRAW_EVERY_MS = 250; // the charts and tables are redrawn at most this often, in an animation frame
+
+/** Redraw soon: at most every DRAW_EVERY_MS, so that the main thread stays free whatever the step rate. */
 function show(w) {
+  if (w.drawing) return;
+  const wait = Math.max(0, DRAW_EVERY_MS - (performance.now() - (w.drawnAt ?? 0)));
+  w.drawing = setTimeout(() => requestAnimationFrame(() => {
+    w.drawing = null;
+    w.drawnAt = performance.now();
+    if (w.loss) draw(w);
+  }), wait);
+}
+
+function draw(w) {
   const seconds = elapsed(w);
   w.text.update({ step: w.done, steps: w.values.steps, rate: seconds > 0 ? w.done / seconds : 0, seconds, last: w.last, held: w.held });
   w.loss.setData([w.x, w.lossY, w.meanY, w.heldY, w.x.map(() => w.info.uniform)]);
@@ -166,6 +179,8 @@ function mountRun(w, uPlot, info) {
 
 function unmountRun(w) {
   w.redraw?.disconnect();
+  clearTimeout(w.drawing);
+  w.drawing = null;
   w.loss?.destroy();
   w.grads?.destroy();
   w.loss = w.grads = w.redraw = null;
