@@ -11,7 +11,7 @@ held-out losses and samples), timed two ways on this machine:
 It prints both ms per step and their ratio, and the main thread's Total Blocking Time (long tasks'
 time over 50 ms) per second of the run in the page, beside the same figure for the page left idle
 before Start: the work is in a worker, so the two should be alike (on a loaded machine neither is 0).
-Last, the Total Blocking Time of loading the page (the median of three), with the widget's scripts
+Last, the Total Blocking Time of loading the page (the median of seven), with the widget's scripts
 and with them refused: nothing but the form is built before Start.
 
 Usage: .venv/bin/python benchmarks/bench_train.py [SITE_DIR] [STEPS]   (defaults: $MICROGPT_BUILT_SITE
@@ -63,6 +63,7 @@ def in_page(site: Path, steps: int) -> tuple[float, float, float, float]:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         page = browser.new_page()
         page.goto(f"{url}/training/", wait_until="networkidle")
+        page.locator(".mg-train").scroll_into_view_if_needed()  # the widget is built near sight
         page.wait_for_selector(".mg-train[data-state=idle]")
         page.fill(".mg-train input[name=steps]", str(steps))
         page.evaluate(LONG_TASKS)
@@ -88,7 +89,7 @@ LOAD_TASKS = """() => new Promise((resolve) => {
 })"""
 
 
-def load_blocking(site: Path, runs: int = 3) -> tuple[float, float]:
+def load_blocking(site: Path, runs: int = 7) -> tuple[float, float]:
     """Median Total Blocking Time (ms) of loading the training page, with the widget's scripts, and with
     them refused (the page as it would be without the widget); the loads alternate."""
     with_widget, without = [], []

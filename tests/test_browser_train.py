@@ -104,8 +104,9 @@ def test_train_widget_runs_the_command_lines_training(browser, base_url, tmp_pat
         assert error.get_attribute("id") in steps.get_attribute("aria-describedby")
         assert page.evaluate("document.activeElement.name") == "steps"
         found += [f"invalid: {v}" for v in axe(page)]
-        steps.fill(str(STEPS))
         page.locator(f"{WIDGET} input[name=seed]").fill(str(SEED))
+        steps.fill(str(STEPS))  # and then a click on Start, with the message going as the field is corrected
+        assert error.is_hidden() and steps.get_attribute("aria-invalid") is None
 
         # Python that cannot start: the widget says so and offers the command line
         page.route("**/dist/latest.json", lambda route: route.abort())

@@ -50,7 +50,9 @@ export function settingsForm(spec) {
     else f.input.removeAttribute("aria-invalid");
     f.input.setAttribute("aria-describedby", message ? `${f.error.id} ${f.hint.id}` : f.hint.id);
   };
-  for (const f of fields) f.input.addEventListener("change", () => f.error.hidden || mark(f, problem(f.s, f.input.value)));
+  // a refused field is checked again as the reader types (not on change: that comes with the click on Start,
+  // and the message going away would move Start from under the pointer between press and release)
+  for (const f of fields) f.input.addEventListener("input", () => f.error.hidden || mark(f, problem(f.s, f.input.value)));
   return {
     fieldset,
     read() {
