@@ -28,7 +28,7 @@ const isPowerOf10 = (v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log
 /** A log axis with its labels, ticks and grid lines at the powers of ten only. */
 const decades = (axis) => {
   const filter = (u, splits) => splits.map((v) => (isPowerOf10(v) ? v : null));
-  return { ...axis, filter, grid: { ...axis.grid, filter }, ticks: { ...axis.ticks, filter } };
+  return { ...axis, size: 54, filter, grid: { ...axis.grid, filter }, ticks: { ...axis.ticks, filter } };
 };
 const colour = (el, name) => () => getComputedStyle(el).getPropertyValue(name).trim();
 
