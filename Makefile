@@ -24,7 +24,7 @@ NPM_ALL     := node_modules/.stamp-all
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package screenshots bench bench-site bench-run clean
+.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train clean
 
 serve: $(DOCS_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(BIN)/mkdocs serve
@@ -63,6 +63,9 @@ bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip): this site and a stoc
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
+
+bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (Pyodide) beside CPython's, and the ratio
+	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
 	rm -rf $(VENV) site node_modules .cache .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -5,6 +5,7 @@ package-lock.json, and this hook adds the few files the pages use to the build a
 (`on_files`), so `mkdocs build` and `mkdocs serve` both publish them under vendor/:
 
     vendor/pyodide/  the Python runtime the in-browser code runner loads on first use
+    vendor/uplot/    the charts of the training widget (docs/javascripts/train/), loaded on Start
 
 Two more packages are used while the site is built and serve nothing as they are: KaTeX, which
 typesets the math (docs/hooks/typeset_math.py), and STIX Two Math, which docs/hooks/math_font.py
@@ -31,6 +32,7 @@ VENDOR = {
         ".",
         ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"],
     ),
+    "vendor/uplot": ("uplot", "dist", ["uPlot.esm.js", "uPlot.min.css"]),
 }
 BUILD_ONLY = ["katex", "@fontsource/stix-two-math"]
 

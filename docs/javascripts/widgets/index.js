@@ -5,6 +5,7 @@ const MOUNTS = [
   [".autograd-playground", () => import("./playground.js").then((m) => m.mountPlayground)],
   ["form.autograd-check", () => import("./check.js").then((m) => m.mountCheck)],
   [".autograd-diagram .autograd-scroll", () => import("./format.js").then((m) => m.watchScroll)],
+  [".mg-train[data-mg-train]", () => import("../train/mount.js").then((m) => m.mountWhenNear)],
 ];
 
 export function mountAll() {
