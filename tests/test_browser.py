@@ -82,8 +82,9 @@ MEASURE = """() => {
   const name = (el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ' in #' +
     (el.closest('[id]') || {id: '?'}).id + ': ' + el.textContent.trim().slice(0, 60);
   // every box in the article that is wider than itself either scrolls, reachable by keyboard, or is a bug
+  // (KaTeX's MathML is for screen readers only: a 1 px box, clipped on purpose)
   for (const el of document.querySelectorAll('article *')) {
-    if (el.closest('svg, .md-code__nav') || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (el.closest('svg, .md-code__nav, .katex-mathml') || el.scrollWidth <= el.clientWidth + 1) continue;
     const ox = getComputedStyle(el).overflowX;
     if (ox === 'hidden' || ox === 'clip') out.clipped.push(name(el));
     else if ((ox === 'auto' || ox === 'scroll') && !focusable(el)) out.unreachable.push(name(el));
