@@ -4,7 +4,7 @@ is always the code the pages show.
 `on_pre_build` builds it with the standard front end, `python -m build --wheel --no-isolation`
 (setuptools from this environment, no network), from a copy of what the wheel is made of
 (`wheel_inputs`), so the working tree gets no `build/` or `.egg-info`; under
-`mkdocs serve`, which watches microgpt/, again whenever one of those files changed.
+`mkdocs serve`, which watches microgpt/, again on every rebuild (a few seconds).
 `on_page_markdown` fills in `{{ install_command }}`; `on_post_build` writes the wheel to
 `<site>/dist/` with `dist/latest.json` = {"wheel": <file name>, "version": <version>}, which the
 in-browser Python reads to find it.
@@ -12,7 +12,6 @@ in-browser Python reads to find it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -26,7 +25,7 @@ from mkdocs.exceptions import PluginError
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{\{\s*install_command\s*\}\}")
 OUT = Path(tempfile.mkdtemp(prefix="microgpt-wheel-"))  # the wheel of this process's last build
-_built = {"key": "", "wheel": ""}
+_built = {"wheel": ""}
 
 
 def wheel_inputs(root: Path) -> list[Path]:
@@ -48,13 +47,9 @@ def on_config(config):
 
 
 def on_pre_build(config) -> None:
-    files = wheel_inputs(ROOT)
-    key = hashlib.sha256(b"".join(f.relative_to(ROOT).as_posix().encode() + f.read_bytes() for f in files)).hexdigest()
-    if key == _built["key"]:
-        return
     shutil.rmtree(OUT, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="microgpt-wheel-src-") as tmp:
-        for file in files:
+        for file in wheel_inputs(ROOT):
             (Path(tmp) / file.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(file, Path(tmp) / file.relative_to(ROOT))
         command = [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(OUT), tmp]
@@ -63,7 +58,7 @@ def on_pre_build(config) -> None:
     if done.returncode != 0 or len(wheels) != 1:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         raise PluginError(f"docs/hooks/wheel.py: building the wheel failed:\n{tail}")
-    _built.update(key=key, wheel=wheels[0].name)
+    _built["wheel"] = wheels[0].name
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
