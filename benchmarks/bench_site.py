@@ -155,7 +155,7 @@ KATEX_INIT = """document$.subscribe(({ body }) => {
 });
 """
 # what a stock build leaves out: the theme overrides and the hooks that typeset math at build time
-BUILD_TIME_MATH = ("typeset_math.py",)
+BUILD_TIME_MATH = ("formulas.py",)
 
 
 def build_stock(out: Path) -> Path:

@@ -77,7 +77,7 @@ def copy_project(dest: Path, notebooks: bool = False) -> Path:
     for name in ("pyproject.toml", "README.md", "LICENSE", "package.json", "package-lock.json"):
         if (ROOT / name).exists():  # the wheel hook builds from the first three, the vendor hook reads the npm files
             shutil.copy2(ROOT / name, dest / name)
-    if (ROOT / "node_modules").is_dir():  # KaTeX and Pyodide (docs/hooks/vendor.py)
+    if (ROOT / "node_modules").is_dir():  # KaTeX, the math font and Pyodide (docs/hooks/vendor.py)
         (dest / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if not notebooks:

@@ -82,9 +82,8 @@ MEASURE = """() => {
   const name = (el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ' in #' +
     (el.closest('[id]') || {id: '?'}).id + ': ' + el.textContent.trim().slice(0, 60);
   // every box in the article that is wider than itself either scrolls, reachable by keyboard, or is a bug
-  // (KaTeX's MathML is for screen readers only: a 1 px box, clipped on purpose)
   for (const el of document.querySelectorAll('article *')) {
-    if (el.closest('svg, .md-code__nav, .katex-mathml') || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (el.closest('svg, .md-code__nav') || el.scrollWidth <= el.clientWidth + 1) continue;
     const ox = getComputedStyle(el).overflowX;
     if (ox === 'hidden' || ox === 'clip') out.clipped.push(name(el));
     else if ((ox === 'auto' || ox === 'scroll') && !focusable(el)) out.unreachable.push(name(el));
@@ -101,6 +100,18 @@ MEASURE = """() => {
 
 
 # ---------------------------------------------------------------------------- math
+# Every cell of a formula's table (aligned equations, matrices) on screen with something in it: the
+# alignment its table's columnalign asks for (MathML's rule: the last value repeats), and the room
+# left of and right of its content inside the cell's padding.
+CELLS = """() => [...document.querySelectorAll('article mtd')].filter((td) => td.checkVisibility()).map((td) => {
+  const asked = (td.closest('mtable').getAttribute('columnalign') || 'center').split(/\\s+/);
+  const column = [...td.parentElement.children].indexOf(td);
+  const box = td.getBoundingClientRect(), cs = getComputedStyle(td);
+  const parts = [...td.children].map((c) => c.getBoundingClientRect()).filter((r) => r.width > 0);
+  const left = Math.min(...parts.map((r) => r.left)), right = Math.max(...parts.map((r) => r.right));
+  return {align: asked[Math.min(column, asked.length - 1)], text: td.textContent.slice(0, 30), empty: !parts.length,
+          before: left - box.left - parseFloat(cs.paddingLeft), after: box.right - parseFloat(cs.paddingRight) - right};
+}).filter((cell) => !cell.empty)"""
 # Each paragraph with formulas no taller than a letter (no fraction, script, root or table): its
 # height in lines of its own line height. A whole number when no line was made taller by a formula.
 TALL = "mfrac, msub, msup, msubsup, munder, mover, munderover, msqrt, mroot, mtable"
@@ -157,12 +168,11 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     assert ("widgets.css" in own) == _has_widget(page), (path, own)
     assert ("run.css" in own) == (page.locator("[data-mg-run]").count() > 0), (path, own)
     assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
-    # KaTeX's two main fonts come from the page's <head> (overrides/main.html), so that the formulas'
-    # letters are not laid out in a fallback font first; every font is the site's own
+    # the math font comes from the page's <head> (docs/hooks/math_font.py); a font that layout
+    # found later would re-wrap the formulas as it arrived and move the text below them
     preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
     fonts = sorted({base_url + u for u in requested if u.endswith(".woff2")})
-    assert set(preloaded) <= set(fonts) and all("/vendor/katex/fonts/KaTeX_" in f for f in fonts), path
-    assert (len(preloaded) == 2) == (page.locator(".katex").count() > 0), path
+    assert fonts == sorted(preloaded), path
     # a widget's code is fetched only on a page with a widget (the entry point is on every page)
     widget_js = [u for u in requested if "/javascripts/widgets/" in u and not u.endswith("/index.js")]
     assert bool(widget_js) == _has_widget(page), (path, widget_js)
@@ -174,6 +184,16 @@ def _search_runs_the_sites_worker(page: Page, requested: list[str]) -> None:
     # the search worker is the site's, which stems each word of a query, then runs Material's own
     page.wait_for_function("() => performance.getEntriesByType('resource').some((r) => /search_index/.test(r.name))")
     assert any("javascripts/search-worker.js?worker=" in u for u in requested), requested
+
+
+def _aligned_columns_are_placed_as_their_tables_say(page: Page) -> None:
+    # MathML Core browsers ignore a table's columnalign; the build writes it into each cell, and
+    # Chromium honours only some ways of writing it. The = signs of aligned equations line up, and a
+    # matrix's entries are centred, only if this holds. (test_the_site_has_aligned_formulas_and_flat_
+    # paragraphs_to_measure: the site has enough of both for these checks to have something to measure.)
+    off = {"right": lambda c: c["after"], "left": lambda c: c["before"], "center": lambda c: c["before"] - c["after"]}
+    wrong = [c for c in page.evaluate(CELLS) if abs(off[c["align"]](c)) > 1]
+    assert wrong == [], wrong[:5]
 
 
 def _formulas_in_text_keep_the_line_height(page: Page) -> None:
@@ -312,6 +332,7 @@ def test_every_page_in_every_view(browser, base_url, path, scheme, width):
     if view == LIGHT_DESKTOP:
         checks += [
             ("loads only what it uses", lambda: _loads_only_what_it_uses(page, path, base_url, requested)),
+            ("aligned columns", lambda: _aligned_columns_are_placed_as_their_tables_say(page)),
             ("line height", lambda: _formulas_in_text_keep_the_line_height(page)),
         ]
     if view == LIGHT_PHONE:
@@ -350,10 +371,12 @@ def test_the_model_page_has_a_picture_drawn_by_hand_to_check(site_dir):
     assert re.search(r"<figure\b[^>]*>\s*<svg\b(?![^>]*autograd-svg)[^>]*>.*?<text\b", text, re.S)
 
 
-def test_the_site_has_flat_paragraphs_with_formulas_to_measure(site_dir):
-    """The line-height check above has something to check: paragraphs with formulas no taller than a
-    letter (found by the MathML KaTeX writes beside each formula), on the site's pages."""
+def test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure(site_dir):
+    """The formula checks above have something to check: aligned equations (right, then left) and
+    paragraphs with formulas no taller than a letter, on the site's pages."""
     pages = [p.read_text(encoding="utf-8") for p in sorted(site_dir.rglob("index.html"))]
+    cells = sum(t.count("<mtd") for t in pages)
+    aligned = sum(len(re.findall(r'columnalign="right left', t)) for t in pages)
     tall = "|".join(TALL.split(", "))
     flat = sum(
         1
@@ -361,7 +384,7 @@ def test_the_site_has_flat_paragraphs_with_formulas_to_measure(site_dir):
         for para in re.findall(r"<p>(.*?)</p>", t, re.S)
         if "<math" in para and not re.search(rf"<({tall})\b", para)
     )
-    assert flat > 30, flat
+    assert cells > 20 and aligned > 0 and flat > 30, (cells, aligned, flat)
 
 
 BOX = ":is(pre > code, div.arithmatex)"  # what scroll-regions.js marks, that a note holds

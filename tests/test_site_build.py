@@ -5,10 +5,10 @@ the project with one deliberate mistake and check that the build fails, naming t
 """
 
 import html
+import io
 import json
 import re
 import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import mdblocks
@@ -22,6 +22,9 @@ pytestmark = pytest.mark.xdist_group("test_site_build")
 
 require_docs_toolchain()
 
+import math_font  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
+import typeset_math  # noqa: E402
+from fontTools.ttLib import TTFont  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
 # a code block, with the attributes the build gives it (a python block's data-mg-* are the runner's)
@@ -97,45 +100,228 @@ def test_the_hooks_are_not_pages_of_the_site(built_site):
     assert not list(built_site.glob("hooks/**/*.py")) and not (built_site / "hooks").exists()
 
 
-KATEX = re.compile(r'<span class="katex">(?P<mathml><span class="katex-mathml">)?')
-LINKS = re.compile(r'<link rel="(?:preload|stylesheet)" href="(?P<href>[^"]*(?:katex|math)[^"]*)"')
+@pytest.mark.parametrize(
+    ("mathml", "cells"),
+    [
+        # KaTeX's `aligned`: right then left, nothing between them, 0.25em between the rows
+        (
+            '<mtable rowspacing="0.25em" columnalign="right left" columnspacing="0em">'
+            "<mtr><mtd>a</mtd><mtd>=b</mtd></mtr><mtr><mtd>c</mtd><mtd>=d</mtd></mtr></mtable>",
+            [
+                "text-align:-webkit-right;padding:0 0 0 0",
+                "text-align:-webkit-left;padding:0 0 0 0em",
+                "text-align:-webkit-right;padding:0.25em 0 0 0",
+                "text-align:-webkit-left;padding:0.25em 0 0 0em",
+            ],
+        ),
+        # a list shorter than the columns: its last value repeats (MathML's rule)
+        (
+            '<mtable columnalign="right left" columnspacing="0em 1em">'
+            "<mtr><mtd>1</mtd><mtd>2</mtd><mtd>3</mtd><mtd>4</mtd></mtr></mtable>",
+            [
+                "text-align:-webkit-right;padding:0 0 0 0",
+                "text-align:-webkit-left;padding:0 0 0 0em",
+                "text-align:-webkit-left;padding:0 0 0 1em",
+                "text-align:-webkit-left;padding:0 0 0 1em",
+            ],
+        ),
+        # no attributes: MathML's defaults, centred, 0.8em between columns and 1ex between rows
+        (
+            "<mtable><mtr><mtd>1</mtd><mtd>2</mtd></mtr><mtr><mtd>3</mtd></mtr></mtable>",
+            [
+                "text-align:-webkit-center;padding:0 0 0 0",
+                "text-align:-webkit-center;padding:0 0 0 0.8em",
+                "text-align:-webkit-center;padding:1.0ex 0 0 0",
+            ],
+        ),
+        # a table in a cell is laid out by its own attributes; the outer row count goes on after it
+        (
+            '<mtable columnalign="left" rowspacing="2em"><mtr><mtd>'
+            '<mtable columnalign="right"><mtr><mtd>i</mtd></mtr><mtr><mtd>j</mtd></mtr></mtable>'
+            "</mtd></mtr><mtr><mtd>k</mtd></mtr></mtable>",
+            [
+                "text-align:-webkit-left;padding:0 0 0 0",
+                "text-align:-webkit-right;padding:0 0 0 0",
+                "text-align:-webkit-right;padding:1.0ex 0 0 0",
+                "text-align:-webkit-left;padding:2em 0 0 0",
+            ],
+        ),
+    ],
+)
+def test_a_tables_alignment_and_spacing_become_its_cells_css(mathml, cells):
+    out = typeset_math.lay_out_tables(mathml)
+    assert re.findall(r'<mtd style="([^"]*)">', out) == cells
+    assert out.count(typeset_math.STRUT) == len(cells)  # one strut a cell, first in it
+    assert re.sub(r' style="[^"]*">' + re.escape(typeset_math.STRUT), ">", out) == mathml  # nothing else changes
 
 
-def test_every_formula_is_typeset_with_mathml_beside_it_for_screen_readers(built_site):
+@pytest.mark.parametrize(
+    ("mathml", "out"),
+    [
+        # a sign after an operator or an opening bracket: no space either side
+        (
+            "<mi>x</mi><mo>=</mo><mo>−</mo><mn>6</mn>",
+            '<mi>x</mi><mo>=</mo><mo lspace="0em" rspace="0em">−</mo><mn>6</mn>',
+        ),
+        ('<mo stretchy="false">(</mo><mo>−</mo>', '<mo stretchy="false">(</mo><mo lspace="0em" rspace="0em">−</mo>'),
+        # after a letter or a closing bracket it is an operation, and keeps its space
+        ("<mi>n</mi><mo>−</mo><mn>1</mn>", "<mi>n</mi><mo>−</mo><mn>1</mn>"),
+        ('<mo stretchy="false">)</mo><mo>−</mo>', '<mo stretchy="false">)</mo><mo>−</mo>'),
+        # += as in the code
+        ("<mi>g</mi><mo>+</mo><mo>=</mo>", '<mi>g</mi><mo rspace="0em">+</mo><mo lspace="0em">=</mo>'),
+        # × and ⋅ between operands: a medium space a side, as + has (the dictionary gives them less)
+        (
+            "<msub><mi>W</mi><mi>j</mi></msub><mo>⋅</mo><mi>x</mi>",
+            '<msub><mi>W</mi><mi>j</mi></msub><mo lspace="0.2222em" rspace="0.2222em">⋅</mo><mi>x</mi>',
+        ),
+        (
+            '<mo stretchy="false">)</mo><mo>×</mo><mtext>grad</mtext>',
+            '<mo stretchy="false">)</mo><mo lspace="0.2222em" rspace="0.2222em">×</mo><mtext>grad</mtext>',
+        ),
+        # log p: a thin space after the name; tanh(x): none before the bracket
+        ("<mi>log</mi><mo>\u2061</mo><mi>p</mi>", '<mi>log</mi><mo rspace="0.1667em">\u2061</mo><mi>p</mi>'),
+        (
+            '<mi>tanh</mi><mo>\u2061</mo><mo stretchy="false">(</mo>',
+            '<mi>tanh</mi><mo>\u2061</mo><mo stretchy="false">(</mo>',
+        ),
+    ],
+)
+def test_operators_are_spaced_by_their_neighbours_as_tex_spaces_them(mathml, out):
+    assert typeset_math.operator_spacing(mathml) == out
+
+
+@pytest.mark.parametrize(
+    "mathml",
+    [
+        "<mrow><mo>⋅</mo><mi>x</mi></mrow>",  # first in its row
+        "<mi>x</mi><mo>⋅</mo></mrow>",  # last in its row
+        "<mo>=</mo><mo>⋅</mo><mi>x</mi>",  # after another operator
+        '<mi>x</mi><mo lspace="0em" rspace="0em">⋅</mo><mi>y</mi>',  # spaced already (in a script)
+    ],
+)
+def test_a_dot_that_is_not_between_two_operands_keeps_its_spacing(mathml):
+    assert typeset_math.operator_spacing(mathml) == mathml
+
+
+def test_markup_inside_a_token_element_takes_its_place():
+    math = f'<span class="katex"><math xmlns="{typeset_math.MATHML}"><mrow>{{}}<mo>≈</mo></mrow></math></span>'
+    underset = "<mi><munder><mo><mfrac><mi>a</mi><mi>h</mi></mfrac></mo><mtext>forward</mtext></munder></mi>"
+    fixed = "<munder><mfrac><mi>a</mi><mi>h</mi></mfrac><mtext>forward</mtext></munder>"
+    assert typeset_math.unwrap_tokens(math.format(underset)) == math.format(fixed)
+    assert typeset_math.unwrap_tokens(math.format(fixed)) == math.format(fixed)
+    # a token holding several elements gives them one <mrow>: the <munder> keeps its two children
+    several = "<mi><munder><mo><mn>6</mn><mo>⋅</mo><mn>1</mn></mo><mtext>via b</mtext></munder></mi>"
+    in_a_row = "<munder><mrow><mn>6</mn><mo>⋅</mo><mn>1</mn></mrow><mtext>via b</mtext></munder>"
+    assert typeset_math.unwrap_tokens(math.format(several)) == math.format(in_a_row)
+
+
+def test_no_token_element_of_the_built_site_holds_markup(built_site):
+    # a token (<mi>, <mo>, <mn>, <mtext>) holding elements is drawn as a line of letters
+    tokens_with_markup = re.compile(r"<(mi|mo|mn|mtext|ms)\b[^>]*>[^<]*<(?!/)")
+    pages = sorted(built_site.rglob("index.html"))
+    assert [p for p in pages if tokens_with_markup.search(p.read_text(encoding="utf-8"))] == []
+    assert sum("<munder>" in p.read_text(encoding="utf-8") for p in pages) >= 2  # the \underset labels
+
+
+def test_a_formula_keeps_only_what_is_drawn_not_the_tex_beside_it():
+    math = f'<span class="katex"><math xmlns="{typeset_math.MATHML}" display="block">{{}}</math></span>'
+    row = "<mi>x</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac>"
+    katex = (
+        f'<semantics><mrow>{row}</mrow><annotation encoding="application/x-tex">x = \\frac12</annotation></semantics>'
+    )
+    assert typeset_math.without_source(math.format(katex)) == math.format(row)
+    # a formula that is one element keeps it: only a single <mrow> is the <math>'s own row again
+    one = "<mfrac><mn>1</mn><mn>2</mn></mfrac>"
+    katex = f'<semantics>{one}<annotation encoding="application/x-tex">\\frac12</annotation></semantics>'
+    assert typeset_math.without_source(math.format(katex)) == math.format(one)
+
+
+def test_no_formula_of_the_built_site_carries_its_tex(built_site):
     pages = [p.read_text(encoding="utf-8") for p in sorted(built_site.rglob("index.html"))]
-    formulas = [m for text in pages for m in KATEX.finditer(text)]
-    assert len(formulas) > 500 and all(m["mathml"] for m in formulas)  # KaTeX's MathML first in each
-    shown = sum(text.count('<span class="katex-html" aria-hidden="true">') for text in pages)
-    assert shown == len(formulas)  # what the eye sees is hidden from screen readers, which read the MathML
-    # no formula is left for a script to typeset: arithmatex's delimiters are all replaced
-    assert [t for t in pages if re.search(r'class="arithmatex">\\[(\[]', t)] == []
+    assert sum(text.count("<math") for text in pages) > 500
+    assert [t for t in pages if "<annotation" in t or "<semantics" in t] == []
 
 
-def test_every_math_page_gets_katex_styles_and_fonts_from_the_site_and_no_other_page_does(built_site):
+def test_a_hat_is_the_circumflex_a_math_font_places():
+    hat = '<mover accent="true"><mi>y</mi><mo>^</mo></mover>'
+    assert typeset_math.accents(hat) == '<mover accent="true"><mi>y</mi><mo>\u0302</mo></mover>'
+    spaced = '<mover accent="true"><mi>y</mi><mo lspace="0em" rspace="0em">^</mo></mover>'  # by script_spacing
+    assert typeset_math.accents(spaced) == spaced.replace("^", "\u0302")
+    assert typeset_math.accents("<msup><mi>y</mi><mo>^</mo></msup>") == "<msup><mi>y</mi><mo>^</mo></msup>"
+
+
+@pytest.mark.parametrize(
+    ("mathml", "out"),
+    [
+        (
+            '<msup><mi>f</mi><mo mathvariant="normal" lspace="0em" rspace="0em">′</mo></msup><mo>(</mo>',
+            '<mrow><mi>f</mi><mo mathvariant="normal" lspace="0em" rspace="0em">′</mo></mrow><mo>(</mo>',
+        ),
+        (  # f'': two primes in an <mrow>
+            '<msup><mi>f</mi><mrow><mo mathvariant="normal">′</mo><mo mathvariant="normal">′</mo></mrow></msup>',
+            '<mrow><mi>f</mi><mo mathvariant="normal">′</mo><mo mathvariant="normal">′</mo></mrow>',
+        ),
+        ("<msup><mi>x</mi><mn>2</mn></msup>", "<msup><mi>x</mi><mn>2</mn></msup>"),  # a power stays one
+        (  # a base of more than one token keeps its superscript
+            "<msup><mrow><mi>f</mi><mi>g</mi></mrow><mo>′</mo></msup>",
+            "<msup><mrow><mi>f</mi><mi>g</mi></mrow><mo>′</mo></msup>",
+        ),
+    ],
+)
+def test_a_prime_is_written_beside_its_letter_not_above_it(mathml, out):
+    assert typeset_math.primes_on_the_line(mathml) == out
+
+
+@pytest.mark.parametrize(
+    ("mathml", "piece"),
+    [
+        ('<mi mathvariant="bold">W</mi>', 'mathvariant="bold"'),  # \mathbf: MathML Core has no bold letters
+        ('<menclose notation="box"><mi>x</mi></menclose>', "menclose"),  # \boxed
+        ('<mtable columnlines="solid"><mtr><mtd>1</mtd></mtr></mtable>', "columnlines"),  # an array's | rules
+        ('<munder><mi>x</mi><mo stretchy="true">⏟</mo></munder>', '<mo stretchy="true">⏟</mo>'),  # \underbrace
+        ('<mi mathvariant="normal">∂</mi><mtable columnalign="left"></mtable>', None),
+    ],
+)
+def test_mathml_that_browsers_would_not_lay_out_is_found(mathml, piece):
+    assert typeset_math.not_in_mathml_core(mathml) == piece
+
+
+def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
+    page = (
+        '<p><span class="katex"><math><semantics><mrow><mi>x</mi><mo>∑</mo><mi>β</mi></mrow>'
+        '<annotation encoding="application/x-tex">\\sum Q</annotation></semantics></math></span> text Q</p>'
+    )
+    used = math_font.characters(page)
+    assert used == {"x", "∑", "β"}  # not the TeX beside the formula, nor the text around it
+    # a root's radical is drawn from the font, with no character for it in the page
+    assert math_font.characters("<math><msqrt><mi>v</mi></msqrt></math>") == {"v", "√"}
+    font = TTFont(io.BytesIO(math_font.subset(math_font.SOURCE.read_bytes(), used)))
+    cmap = font.getBestCmap()
+    assert {ord("x"), ord("∑"), ord("β"), 0x1D465, 0x1D6FD} <= set(cmap)  # x, ∑, β, italic x and italic β
+    assert ord("Q") not in cmap
+    assert "MATH" in font  # the layout of fractions, scripts and stretched brackets comes from it
+    assert font["MATH"].table.MathConstants.SubscriptBaselineDropMin.Value == 0  # p_y no lower than x_y
+    whole = TTFont(math_font.SOURCE)
+    assert len(font.getGlyphOrder()) < len(whole.getGlyphOrder()) / 10
+    assert font["head"].modified == whole["head"].modified  # dated as its source, not as the build: reproducible
+
+
+def test_every_math_page_preloads_the_math_font(built_site):
+    """Each page with formulas gets the math font from <head>, and no other page does."""
+    font = built_site / math_font.SITE_PATH
+    cmap = set(TTFont(font).getBestCmap())
     with_math = 0
     for page in sorted(built_site.rglob("index.html")):
         text = page.read_text(encoding="utf-8")
-        links = LINKS.findall(text[: text.index("</head>")])
-        if 'class="katex"' in text:
+        head = text[: text.index("</head>")]
+        preloads = re.findall(r'<link rel="preload" href="([^"]+)" as="font" type="font/woff2" crossorigin>', head)
+        if "<math" in text:
             with_math += 1
-            assert [Path(h).name for h in links][-2:] == ["katex.min.css", "math.css"], page
-            assert all((page.parent / h).resolve().is_file() for h in links), page
+            assert [(page.parent / p).resolve() for p in preloads] == [font.resolve()], page
+            assert {ord(c) for c in math_font.characters(text)} <= cmap, page
         else:
-            assert links == [], page
+            assert preloads == [], page
     assert with_math >= 10
-    # every font the stylesheet names in woff2, the format every current browser takes first, is served
-    css = built_site / "vendor" / "katex" / "katex.min.css"
-    fonts = re.findall(r"url\((fonts/[^)]+\.woff2)\)", css.read_text(encoding="utf-8"))
-    assert len(fonts) >= 20 and all((css.parent / f).is_file() for f in fonts)
-
-
-def test_a_headings_formula_is_text_in_the_table_of_contents_and_the_id(built_site):
-    text = site_page(built_site, ROOT / "docs" / "chain-rule.md")
-    assert re.search(
-        r'<a href="#by-hand-x2-yx2-z3y" class="md-nav__link">\s*<span class="md-ellipsis">\s*'
-        r"By hand: x=2, y=x², z=3y",
-        text,
-    )
 
 
 # ---------------------------------------------------------------------------- broken copies
@@ -172,10 +358,11 @@ def build_page(project, tmp_path, text: str):
             "```python\nprint(1)\n```\n",
             ["the page shows 2 code blocks (1 python), the tests read 1 (1 python)"],
         ),
-        # formulas KaTeX cannot typeset: each named, with the page and the TeX, by one build
+        # a formula KaTeX cannot typeset, and one that browsers would draw wrong without an error (not
+        # MathML Core): both named, with the page and the TeX, by one build
         (
-            "# M\n\nHalf of it: $\\frac{1}{$. Twice: $x^2^3$.\n",
-            ["mistake.md: cannot typeset `\\frac{1}{`", "cannot typeset `x^2^3`"],
+            "# M\n\nHalf of it: $\\frac{1}{$. Bold: $\\mathbf{W}$.\n",
+            ["mistake.md: cannot typeset `\\frac{1}{`", "mistake.md: `\\mathbf{W}` needs"],
         ),
     ],
     ids=["page reader", "undeclared code", "math"],

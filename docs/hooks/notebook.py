@@ -144,4 +144,5 @@ def on_page_content(content: str, page, config, files) -> str:
         return content
     body = restyle(content, page.file.src_uri)
     retitle_toc(page.toc, body)
+    page.meta["mg_math"] = 'class="arithmatex"' in body  # overrides/main.html: the math styles and font
     return body

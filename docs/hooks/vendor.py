@@ -20,23 +20,29 @@ ROOT = Path(__file__).resolve().parents[2]
 VENDOR = {
     # the Python runtime the in-browser code runner loads on first use
     "vendor/pyodide": ("pyodide", ".", ["pyodide.mjs", "pyodide.asm.*", "python_stdlib.zip", "pyodide-lock.json"]),
-    # the math's stylesheet and fonts (docs/hooks/typeset_math.py runs the package's KaTeX itself)
-    "vendor/katex": ("katex", "dist", ["katex.min.css", "fonts/*.woff2"]),
 }
+# used while the site is built, served as they are by no page: KaTeX typesets the math
+# (docs/hooks/typeset_math.py), STIX Two Math is cut to the characters it uses (docs/hooks/math_font.py)
+BUILD_ONLY = ["katex", "@fontsource/stix-two-math"]
+
+
+def installed(package: str) -> Path:
+    """node_modules/<package>, after checking it is there at the version package.json pins."""
+    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    try:
+        have = json.loads((ROOT / "node_modules" / package / "package.json").read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        raise PluginError(f"node_modules/{package} is missing: run `npm ci` in {ROOT}") from None
+    if have != pinned[package]:
+        raise PluginError(f"node_modules/{package} is {have}, package.json pins {pinned[package]}: run `npm ci`")
+    return ROOT / "node_modules" / package
 
 
 def vendored_files() -> dict[str, Path]:
-    """Site path -> file in node_modules, for every file in VENDOR, each package at package.json's version."""
-    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    """Site path -> file in node_modules, for every file in VENDOR (each pattern must match)."""
     out = {}
     for site_dir, (package, folder, patterns) in VENDOR.items():
-        try:
-            have = json.loads((ROOT / "node_modules" / package / "package.json").read_text(encoding="utf-8"))["version"]
-        except (OSError, ValueError, KeyError):
-            raise PluginError(f"node_modules/{package} is missing: run `npm ci` in {ROOT}") from None
-        if have != pinned[package]:
-            raise PluginError(f"node_modules/{package} is {have}, package.json pins {pinned[package]}: run `npm ci`")
-        base = ROOT / "node_modules" / package / folder
+        base = installed(package) / folder
         for pattern in patterns:
             if not (found := sorted(base.glob(pattern))):
                 raise PluginError(f"node_modules/{package}/{folder}/{pattern} is missing: run `npm ci` in {ROOT}")
@@ -53,7 +59,10 @@ def _theme_asset(config, pattern: str) -> str:
 
 
 def on_config(config):
-    vendored_files()  # fail at once, before the notebook is executed, when node_modules is not there
+    # fail at once, before the notebook is executed, when node_modules is not there
+    for package in BUILD_ONLY:
+        installed(package)
+    vendored_files()
     # Material's search worker, which docs/javascripts/search-worker.js runs
     config.extra["theme_search_worker"] = _theme_asset(config, "assets/javascripts/workers/search.*.min.js")
     # ... and its script bundle, which overrides/main.html loads with `defer`

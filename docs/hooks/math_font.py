@@ -1,0 +1,69 @@
+"""Serve the one font the formulas are drawn in: STIX Two Math, cut down to what the site uses.
+
+The browser lays out MathML (docs/hooks/typeset_math.py) with the font's MATH table: how far a
+superscript rises, how thick a fraction bar is, which larger glyphs a stretched bracket is built
+from. A reader's own fonts differ from device to device, and many phones have
+none with that table, so the site serves one: STIX Two Math from npm (@fontsource/stix-two-math,
+pinned in package.json). Whole, it is 400 KB; the site's formulas use a few dozen characters, so
+`subset` keeps only those, their italic forms (the browser draws a single-letter variable in
+the Mathematical Italic letters of Unicode, not in a slanted font) and the glyphs the MATH table
+builds from them: about 30 KB, written into the built site by docs/hooks/formulas.py. One of the MATH
+table's constants is changed on the way, so that subscripts sit as TeX sets them (see `subset`).
+
+Every page with a formula gets a `<link rel="preload">` for it in <head> (overrides/main.html, from
+`config.extra.math_font`), so the font is on its way before the first layout: text laid out in a
+fallback font and again in this one would move. docs/stylesheets/math.css holds its @font-face.
+
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from pathlib import Path
+
+from fontTools import subset as font_subset
+from fontTools.ttLib import TTFont
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SOURCE = ROOT / "node_modules" / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
+SITE_PATH = "vendor/stix-two-math/STIXTwoMath-Regular.woff2"
+
+MATH = re.compile(r"<math\b.*?</math>", re.S)
+ANNOTATION = re.compile(r"<annotation\b.*?</annotation>", re.S)  # the TeX source, never drawn
+TAG = re.compile(r"<[^>]+>")
+# Where the browser's automatic italic (text-transform: math-auto) takes a single-letter <mi>:
+# U+1D434.. Mathematical Italic A-Z a-z (its h is U+210E), U+1D6E2.. Mathematical Italic Greek.
+ITALIC = [*range(0x1D434, 0x1D468), 0x210E, *range(0x1D6E2, 0x1D71C)]
+# Glyphs the browser draws for an element, with no character of the page's text: a root's radical.
+DRAWN_FOR = {"<msqrt": "√", "<mroot": "√"}
+
+
+def characters(page_html: str) -> set[str]:
+    """Every character drawn in the page's formulas (not the TeX kept beside each one), and the radical of a root."""
+    drawn: set[str] = set()
+    for formula in MATH.findall(page_html):
+        drawn |= set(html.unescape(TAG.sub("", ANNOTATION.sub("", formula))))
+        drawn |= {glyph for tag, glyph in DRAWN_FOR.items() if tag in formula}
+    return drawn - {"\n"}
+
+
+def subset(font: bytes, used: set[str]) -> bytes:
+    """`font` as woff2 with only the glyphs for `used` and the italic letters (see the top of this file)."""
+    options = font_subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = ["*"]  # every OpenType feature the MATH layout may ask for (ssty: script forms)
+    cutter = font_subset.Subsetter(options)
+    cutter.populate(unicodes=sorted({ord(c) for c in used} | set(ITALIC)))
+    # the source's date, not the build's: the same font and formulas give the same bytes
+    loaded = TTFont(io.BytesIO(font), recalcTimestamp=False)
+    cutter.subset(loaded)
+    # A subscript goes at least this far below the bottom of its base. TeX does that only for a base
+    # built of parts; a letter's subscript sits at the same height whatever the letter, and the
+    # browser cannot tell the two apart. With 0 here, p_y sits where x_y does, as in TeX and KaTeX,
+    # instead of hanging below the p's tail.
+    loaded["MATH"].table.MathConstants.SubscriptBaselineDropMin.Value = 0
+    out = io.BytesIO()
+    loaded.save(out)
+    return out.getvalue()
