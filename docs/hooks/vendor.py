@@ -1,17 +1,9 @@
-"""Serve the site's front-end runtimes from node_modules/, which `npm ci` fills from package-lock.json.
+"""Serve the site's front-end files from node_modules/, which `npm ci` fills from package-lock.json.
 
-No third-party file is committed: `npm ci` checks every file against the integrity hash in
-package-lock.json, and this hook adds the few files the pages use to the build as mkdocs files
-(`on_files`), so `mkdocs build` and `mkdocs serve` both publish them under vendor/:
-
-    vendor/pyodide/  the Python runtime the in-browser code runner loads on first use
-    vendor/uplot/    the charts of the training widget (docs/javascripts/train/), loaded on Start
-
-Two more packages are used while the site is built and serve nothing as they are: KaTeX, which
-typesets the math (docs/hooks/typeset_math.py), and STIX Two Math, which docs/hooks/math_font.py
-cuts down to the characters the formulas use. They are checked here too.
-
-A missing or stale node_modules stops the build with one line that says to run `npm ci`.
+No third-party file is committed: `npm ci` checks every file against its integrity hash, and this
+hook adds the files the pages use to the build (`on_files`), so `mkdocs build` and `mkdocs serve`
+both publish them. To serve another npm package, add a line to VENDOR (and the package to
+package.json). A missing or stale node_modules stops the build with one line that says to run `npm ci`.
 """
 
 from __future__ import annotations
@@ -22,69 +14,61 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-NODE_MODULES = ROOT / "node_modules"
+ROOT = Path(__file__).resolve().parents[2]
 
-# site folder -> (npm package, folder inside the package, glob patterns of the files it needs)
+# site folder: npm package, folder inside it, the files the pages need (glob patterns)
 VENDOR = {
-    "vendor/pyodide": (
-        "pyodide",
-        ".",
-        ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"],
-    ),
+    # the Python runtime the in-browser code runner loads on first use
+    "vendor/pyodide": ("pyodide", ".", ["pyodide.mjs", "pyodide.asm.*", "python_stdlib.zip", "pyodide-lock.json"]),
+    # the charts of the training widget (docs/javascripts/train/), loaded when the reader presses Start
     "vendor/uplot": ("uplot", "dist", ["uPlot.esm.js", "uPlot.min.css"]),
 }
+# used while the site is built, served as they are by no page: KaTeX typesets the math
+# (docs/hooks/typeset_math.py), STIX Two Math is cut to the characters it uses (docs/hooks/math_font.py)
 BUILD_ONLY = ["katex", "@fontsource/stix-two-math"]
 
 
-def pinned_versions() -> dict[str, str]:
-    """package.json's exact versions: the one place they are written."""
-    manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
-    return {**manifest.get("dependencies", {}), **manifest.get("devDependencies", {})}
-
-
-def check_installed(package: str) -> Path:
+def installed(package: str) -> Path:
     """node_modules/<package>, after checking it is there at the version package.json pins."""
-    where = NODE_MODULES / package
-    want = pinned_versions().get(package)
+    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]
     try:
-        have = json.loads((where / "package.json").read_text(encoding="utf-8"))["version"]
+        have = json.loads((ROOT / "node_modules" / package / "package.json").read_text(encoding="utf-8"))["version"]
     except (OSError, ValueError, KeyError):
         raise PluginError(f"node_modules/{package} is missing: run `npm ci` in {ROOT}") from None
-    if want is not None and have != want:
-        raise PluginError(f"node_modules/{package} is {have}, package.json pins {want}: run `npm ci` in {ROOT}")
-    return where
+    if have != pinned[package]:
+        raise PluginError(f"node_modules/{package} is {have}, package.json pins {pinned[package]}: run `npm ci`")
+    return ROOT / "node_modules" / package
 
 
 def vendored_files() -> dict[str, Path]:
     """Site path -> file in node_modules, for every file in VENDOR (each pattern must match)."""
     out = {}
     for site_dir, (package, folder, patterns) in VENDOR.items():
-        base = check_installed(package) / folder
+        base = installed(package) / folder
         for pattern in patterns:
-            found = sorted(base.glob(pattern))
-            if not found:
+            if not (found := sorted(base.glob(pattern))):
                 raise PluginError(f"node_modules/{package}/{folder}/{pattern} is missing: run `npm ci` in {ROOT}")
-            for path in found:
-                out[f"{site_dir}/{path.relative_to(base).as_posix()}"] = path
+            out.update({f"{site_dir}/{path.relative_to(base).as_posix()}": path for path in found})
     return out
+
+
+def _theme_asset(config, pattern: str) -> str:
+    """The one file of the theme's assets that `pattern` matches (its name carries a hash), relative to the theme."""
+    found = [(d, f) for d in config.theme.dirs for f in Path(d).glob(pattern)]
+    if len(found) != 1:
+        raise PluginError(f"expected one {pattern} in the theme's assets, found {len(found)}")
+    return found[0][1].relative_to(found[0][0]).as_posix()
 
 
 def on_config(config):
     # fail at once, before the notebook is executed, when node_modules is not there
     for package in BUILD_ONLY:
-        check_installed(package)
+        installed(package)
     vendored_files()
-    # Material's search worker (its file name carries a hash), run by docs/javascripts/search-worker.js
-    workers = [w for d in config.theme.dirs for w in Path(d).glob("assets/javascripts/workers/search.*.min.js")]
-    if len(workers) != 1:
-        raise PluginError(f"expected one search worker in the theme's assets, found {len(workers)}")
-    config.extra["theme_search_worker"] = workers[0].relative_to(workers[0].parents[3]).as_posix()
+    # Material's search worker, which docs/javascripts/search-worker.js runs
+    config.extra["theme_search_worker"] = _theme_asset(config, "assets/javascripts/workers/search.*.min.js")
     # ... and its script bundle, which overrides/main.html loads with `defer`
-    bundles = [b for d in config.theme.dirs for b in Path(d).glob("assets/javascripts/bundle.*.min.js")]
-    if len(bundles) != 1:
-        raise PluginError(f"expected one script bundle in the theme's assets, found {len(bundles)}")
-    config.extra["theme_bundle"] = bundles[0].relative_to(bundles[0].parents[2]).as_posix()
+    config.extra["theme_bundle"] = _theme_asset(config, "assets/javascripts/bundle.*.min.js")
     return config
 
 
