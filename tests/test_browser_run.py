@@ -137,7 +137,8 @@ def _stdout(block) -> str:
 # Every page's blocks run on one Python: the first page is loaded, and each page after it is reached as a
 # reader reaches it, by a link that instant navigation (mkdocs.yml: navigation.instant) follows without a
 # reload, so the Python the first Run started runs the blocks of every page (each chain in a fresh
-# namespace of its own, as on the first page). A test a page, on one worker, in page order.
+# namespace of its own, as on the first page). A test a page, on one worker, in page order; the editing
+# and leaf-value tests below run on that Python too.
 LEFT = "data-mg-left"  # on the article of the page navigated away from: gone once the next page is in
 FOLLOW_LINK = """([url, left]) => {
   document.querySelector("article").setAttribute(left, "");
@@ -167,11 +168,23 @@ def one_python(browser, run_url, site_dir):  # noqa: F811
     w.close()
 
 
+@pytest.fixture
+def kept(one_python):
+    """The one page of one_python, failing the test on what went wrong during it, as `watched` does."""
+    w = one_python
+    before = len(w.errors), len(w.outside), len(w.failed)
+    yield w
+    errors, outside, failed = w.errors[before[0] :], w.outside[before[1] :], w.failed[before[2] :]
+    assert errors == [], f"console errors: {errors}"
+    assert outside == [], f"requests outside the site: {outside}"
+    assert failed == [], f"failed requests: {failed}"
+
+
 def _go(page, url: str) -> None:
     """Open url: load it on a new page, else follow a link to it (instant navigation, the Python kept)."""
     if page.url == "about:blank":
         open_page(page, url)
-    else:
+    elif page.url != url:
         page.evaluate(FOLLOW_LINK, [url, LEFT])
         page.wait_for_url(url)
         page.wait_for_function(f"() => !document.querySelector('[{LEFT}]')")
@@ -179,15 +192,9 @@ def _go(page, url: str) -> None:
 
 @pytest.mark.xdist_group("one_python")
 @pytest.mark.parametrize("path", [p for p, blocks in PAGES.items() if blocks])
-def test_every_runnable_block_prints_its_checked_output_in_the_browser(one_python, run_url, path):
-    w = one_python
-    before = len(w.errors), len(w.outside), len(w.failed)
-    _runs_every_block(w.page, run_url, path)
-    errors, outside, failed = w.errors[before[0] :], w.outside[before[1] :], w.failed[before[2] :]
-    assert errors == [], f"{path}: console errors: {errors}"
-    assert outside == [], f"{path}: requests outside the site: {outside}"
-    assert failed == [], f"{path}: failed requests: {failed}"
-    assert len(w.runtimes) <= 1, f"{path}: Python was fetched again, not kept from the page before: {w.runtimes}"
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(kept, run_url, path):
+    _runs_every_block(kept.page, run_url, path)
+    assert len(kept.runtimes) <= 1, f"{path}: Python was fetched again, not kept from the page before: {kept.runtimes}"
 
 
 def _runs_every_block(page, run_url: str, path: str) -> None:
@@ -238,10 +245,11 @@ def _native_stdout(code: str) -> str:
     return out.getvalue()
 
 
-def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url):
-    page = watched.page
+@pytest.mark.xdist_group("one_python")
+def test_edit_runs_the_readers_code_and_reset_restores_the_page(kept, run_url):
+    page = kept.page
     path, block = next((p, b) for p, bs in PAGES.items() for b in bs if b.expected and not b.needs and b.n == 0)
-    open_page(page, run_url + path)
+    _go(page, run_url + path)
     el = page.locator('[data-mg-run="0"]')
     original = el.locator("code").first.text_content()
     edited = original.rstrip("\n") + '\nprint("edited:", 6 * 7)\n'
@@ -342,9 +350,10 @@ LEAVES_JS = """async ([preset, leaves]) => {
 }"""
 
 
-def test_new_leaf_values_come_back_as_the_engines_trace(watched, run_url, site_dir):  # noqa: F811
-    page = watched.page
-    open_page(page, run_url + PREFIX)
+@pytest.mark.xdist_group("one_python")
+def test_new_leaf_values_come_back_as_the_engines_trace(kept, run_url, site_dir):  # noqa: F811
+    page = kept.page
+    _go(page, run_url + PREFIX)
     recorder = _recorder(Path(site_dir))
     leaves = {"a": 1.5, "b": -2.0, "d": 5.0}  # relu(a·b + d) with a·b + d > 0
     got = page.evaluate(LEAVES_JS, ["relu", leaves])
