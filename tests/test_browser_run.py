@@ -135,14 +135,74 @@ def _stdout(block) -> str:
 
 
 # ---------------------------------------------------------------------------- every block, every page
+# Every page's blocks run on one Python: the first page is loaded, and each page after it is reached as a
+# reader reaches it, by a link that instant navigation (mkdocs.yml: navigation.instant) follows without a
+# reload, so the Python the first Run started runs the blocks of every page (each chain in a fresh
+# namespace of its own, as on the first page). A test a page, on one worker, in page order; the editing
+# and leaf-value tests below run on that Python too.
+LEFT = "data-mg-left"  # on the article of the page navigated away from: gone once the next page is in
+FOLLOW_LINK = """([url, left]) => {
+  document.querySelector("article").setAttribute(left, "");
+  const a = document.createElement("a");
+  a.href = url;
+  document.body.append(a);
+  a.click();
+  a.remove();
+}"""
+
+
+@pytest.fixture(scope="module")
+def one_python(browser, run_url, site_dir):  # noqa: F811
+    """One page, kept from page to page by instant navigation, with the checks of `watched`."""
+    w = Watched(browser, run_url)
+    # instant navigation takes over only the links the sitemap lists, which names the pages at site_url:
+    # served with the addresses the pages have here, as their host would serve it
+    sitemap = (Path(site_dir) / "sitemap.xml").read_text(encoding="utf-8").replace(SITE_URL, run_url + PREFIX)
+    w.context.route("**/sitemap.xml", lambda route: route.fulfill(body=sitemap, content_type="application/xml"))
+    w.page.set_default_timeout(RUN_TIMEOUT_MS)
+    w.failed: list[str] = []
+    w.runtimes: list[str] = []
+    w.page.on("request", lambda r: r.url.endswith("pyodide.asm.wasm") and w.runtimes.append(r.url))
+    w.page.on("response", lambda r: r.status >= 400 and w.failed.append(f"{r.status} {r.url}"))
+    w.page.on("requestfailed", lambda r: w.failed.append(f"{r.failure} {r.url}"))
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def kept(one_python):
+    """The one page of one_python, failing the test on what went wrong during it, as `watched` does."""
+    w = one_python
+    before = len(w.errors), len(w.outside), len(w.failed)
+    yield w
+    errors, outside, failed = w.errors[before[0] :], w.outside[before[1] :], w.failed[before[2] :]
+    assert errors == [], f"console errors: {errors}"
+    assert outside == [], f"requests outside the site: {outside}"
+    assert failed == [], f"failed requests: {failed}"
+
+
+def _go(page, url: str) -> None:
+    """Open url: load it on a new page, else follow a link to it (instant navigation, the Python kept)."""
+    if page.url == "about:blank":
+        open_page(page, url)
+    elif page.url != url:
+        page.evaluate(FOLLOW_LINK, [url, LEFT])
+        page.wait_for_url(url)
+        page.wait_for_function(f"() => !document.querySelector('[{LEFT}]')")
+
+
+@pytest.mark.xdist_group("one_python")
 @pytest.mark.parametrize("path", [p for p, blocks in PAGES.items() if blocks])
-def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url, path):
-    # one test a page (each page starts its own Python on its first Run): the pages spread over the workers
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(kept, run_url, path):
+    _runs_every_block(kept.page, run_url, path)
+    assert len(kept.runtimes) <= 1, f"{path}: Python was fetched again, not kept from the page before: {kept.runtimes}"
+
+
+def _runs_every_block(page, run_url: str, path: str) -> None:
     blocks = PAGES[path]
-    page = watched.page
     started = time.monotonic()
     ran, matched, problems = 0, 0, []
-    open_page(page, run_url + path)
+    _go(page, run_url + path)
     page.wait_for_function(
         "n => { const els = [...document.querySelectorAll('[data-mg-run]')];"
         " return els.length === n && els.every((el) => el.mgRun); }",
@@ -186,10 +246,11 @@ def _native_stdout(code: str) -> str:
     return out.getvalue()
 
 
-def test_edit_runs_the_readers_code_and_reset_restores_the_page(watched, run_url):
-    page = watched.page
+@pytest.mark.xdist_group("one_python")
+def test_edit_runs_the_readers_code_and_reset_restores_the_page(kept, run_url):
+    page = kept.page
     path, block = next((p, b) for p, bs in PAGES.items() for b in bs if b.expected and not b.needs and b.n == 0)
-    open_page(page, run_url + path)
+    _go(page, run_url + path)
     el = page.locator('[data-mg-run="0"]')
     original = el.locator("code").first.text_content()
     edited = original.rstrip("\n") + '\nprint("edited:", 6 * 7)\n'
@@ -282,9 +343,10 @@ LEAVES_JS = """async ([preset, leaves]) => {
 }"""
 
 
-def test_new_leaf_values_come_back_as_the_engines_trace(watched, run_url, site_dir):  # noqa: F811
-    page = watched.page
-    open_page(page, run_url + PREFIX)
+@pytest.mark.xdist_group("one_python")
+def test_new_leaf_values_come_back_as_the_engines_trace(kept, run_url):
+    page = kept.page
+    _go(page, run_url + PREFIX)
     leaves = {"a": 1.5, "b": -2.0, "d": 5.0}  # relu(a·b + d) with a·b + d > 0
     got = page.evaluate(LEAVES_JS, ["relu", leaves])
     want = json.loads(json.dumps(trace.trace_preset("relu", leaves)))

@@ -14,6 +14,7 @@ import importlib.util
 import itertools
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import markdown
@@ -22,7 +23,6 @@ from browser import (  # noqa: F401  (fixtures, used by name)
     COLOUR_JS,
     DESKTOP,
     PHONE,
-    Watched,
     axe_violations,
     base_url,
     browser,
@@ -85,17 +85,22 @@ def _num(text: str) -> float:
     return float(m.group())
 
 
+def _mount_extra(page) -> None:
+    """Mount the widgets no page uses yet at the end of the article of the page loaded."""
+    page.evaluate(
+        """async (html) => {
+             document.querySelector('article').insertAdjacentHTML('beforeend', `<div id="extra">${html}</div>`);
+             (await import('/javascripts/widgets/index.js')).mountAll();
+           }""",
+        EXTRA,
+    )
+
+
 def _open(page, base_url: str, path: str, extra: bool = False) -> None:
     """Load a built page; with extra, also mount the widgets no page uses yet, at the end of the article."""
     open_page(page, base_url + path)
     if extra:
-        page.evaluate(
-            """async (html) => {
-                 document.querySelector('article').insertAdjacentHTML('beforeend', `<div id="extra">${html}</div>`);
-                 (await import('/javascripts/widgets/index.js')).mountAll();
-               }""",
-            EXTRA,
-        )
+        _mount_extra(page)
     page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
 
 
@@ -293,25 +298,34 @@ ACTIVE_NODE_IN_SIGHT = """(widget) => {
 }"""
 
 
-@pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_each_step_brings_the_node_it_changed_into_sight(browser, base_url, site_dir, width):
-    w = Watched(browser, base_url, "light", width)
-    try:
-        checked = 0
-        for path in _widget_pages(site_dir):
-            _open(w.page, base_url, path)
-            for widget in w.page.locator(".autograd-widget").all():
-                step = widget.locator("button[data-action='step']")
-                while step.is_enabled():
-                    step.click()
-                    at = widget.get_attribute("data-step")
-                    assert widget.evaluate(ACTIVE_NODE_IN_SIGHT), (
-                        f"{path} at {width} px, step {at}: changed node out of sight"
-                    )
-                    checked += 1
-        assert checked > 0 and w.problems() == []
-    finally:
-        w.close()
+# Steps each step-through graph of the page from its start to its end, as the Step button does (one click
+# a step), and after each step looks whether the node it changed is inside the graph's box: the step
+# numbers at which it is not, and how many steps were taken.
+STEP_THROUGH = (
+    """() => {
+  const out = [];
+  let steps = 0;
+  for (const widget of document.querySelectorAll('.autograd-widget')) {
+    const reset = widget.querySelector("button[data-action='reset']");
+    if (!reset.disabled) reset.click();
+    const step = widget.querySelector("button[data-action='step']");
+    while (!step.disabled) {
+      step.click();
+      steps += 1;
+      if (!("""
+    + ACTIVE_NODE_IN_SIGHT
+    + """)(widget)) out.push(widget.dataset.current + ' step ' + widget.dataset.step);
+    }
+  }
+  return [out, steps];
+}"""
+)
+
+
+def _each_step_brings_the_node_it_changed_into_sight(page) -> None:
+    out_of_sight, steps = page.evaluate(STEP_THROUGH)
+    assert steps > 0 or page.locator(".autograd-widget").count() == 0
+    assert out_of_sight == [], f"changed node out of sight at {out_of_sight}"
 
 
 # ---------------------------------------------------------------------------- playground
@@ -474,7 +488,7 @@ def test_self_check_show_answer_and_choice(watched, base_url, widget_page):
     assert number.locator(".autograd-check__explain").is_visible()
 
 
-def test_keyed_check_on_a_page_still_works(watched, base_url, site_dir):
+def test_a_check_on_a_page_takes_only_its_own_answer(watched, base_url, site_dir):
     page = watched.page
     _open(page, base_url, _page_with(site_dir, '<form class="autograd-check"'))
     form = page.locator("form.autograd-check").first
@@ -534,7 +548,8 @@ SVG_TEXT_PX = """() => [...document.querySelectorAll('.autograd-svg text')]
   })"""
 
 
-def _widget_pages(site_dir) -> list[str]:
+def widget_pages(site_dir) -> list[str]:
+    """Site path of every page with a graph, a diagram or a self-check."""
     out = []
     for html in sorted(site_dir.rglob("index.html")):
         if re.search(
@@ -545,36 +560,34 @@ def _widget_pages(site_dir) -> list[str]:
     return out
 
 
+TO_BACKWARD_MIDDLE = """() => {
+  const click = (root, sel) => root.querySelector(sel).click();
+  for (const w of document.querySelectorAll('.autograd-widget')) {
+    click(w, "button[data-action='run-all']");
+    click(w, "button[data-action='back']");
+  }
+  for (const pg of document.querySelectorAll('.autograd-playground')) {
+    click(pg, 'button[data-place]');
+    click(pg, "button[data-action='undo']");
+    for (let n = pg.querySelectorAll('button[data-place]').length; n > 0; n--) click(pg, 'button[data-place]');
+    click(pg, "button[data-action='run']");
+  }
+}"""
+
+
 def _to_backward_middle(page) -> None:
     """Put every graph in a state that shows all its styles: mid-backward, a result, a wrong answer."""
-    for w in page.locator(".autograd-widget").all():
-        w.locator("button[data-action='run-all']").click()
-        w.locator("button[data-action='back']").click()
-    for pg in page.locator(".autograd-playground").all():
-        pg.locator("button[data-place]").first.click()
-        pg.locator("button[data-action='undo']").click()
-        for _ in range(pg.locator("button[data-place]").count()):
-            pg.locator("button[data-place]").first.click()
-        pg.locator("button[data-action='run']").click()
+    page.evaluate(TO_BACKWARD_MIDDLE)  # the graphs' buttons clicked in one call, not one round trip a click
     for f in page.locator("form.autograd-check[data-answer]").all():
         f.locator("input").fill("12345")
         f.locator("input").press("Enter")
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_svg_text_is_at_least_12px(browser, base_url, site_dir, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    try:
-        page = context.new_page()
-        for path in _widget_pages(site_dir):
-            _open(page, base_url, path, extra=True)
-            _to_backward_middle(page)
-            sizes = page.evaluate(SVG_TEXT_PX)
-            assert sizes, path
-            small = [(s, round(px, 2)) for s, px in sizes if px < 12 - 1e-6]
-            assert small == [], (path, width, small[:5])
-    finally:
-        context.close()
+def _svg_text_is_at_least_12px(page) -> None:
+    sizes = page.evaluate(SVG_TEXT_PX)
+    assert sizes, "no text in the graphs to measure"
+    small = [(s, round(px, 2)) for s, px in sizes if px < 12 - 1e-6]
+    assert small == [], small[:5]
 
 
 CONTRAST = (
@@ -607,33 +620,54 @@ CONTRAST = (
 )
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_widget_text_contrast_is_at_least_4_5(browser, base_url, widget_page, scheme):
-    w = Watched(browser, base_url, scheme)
-    try:
-        _open(w.page, base_url, widget_page, extra=True)
-        _to_backward_middle(w.page)
-        ratios = []
-        for el in w.page.locator(WIDGETS).all():
-            ratios += el.evaluate(CONTRAST)
-        assert len(ratios) > 100
-        low = [(s, round(r, 2)) for s, r in ratios if r < 4.5]
-        assert low == [], low[:10]
-        print(scheme, "lowest widget text contrast", round(min(r for _, r in ratios), 2))
-    finally:
-        w.close()
+def _widget_text_contrast_is_at_least_4_5(page) -> None:
+    ratios = []
+    for el in page.locator(WIDGETS).all():
+        ratios += el.evaluate(CONTRAST)
+    assert len(ratios) > 100
+    low = [(s, round(r, 2)) for s, r in ratios if r < 4.5]
+    assert low == [], low[:10]
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_in_the_widgets(browser, base_url, site_dir, scheme):
-    w = Watched(browser, base_url, scheme)
-    try:
-        for path in _widget_pages(site_dir):
-            _open(w.page, base_url, path, extra=True)
-            _to_backward_middle(w.page)
-            wait_until_scroll_regions_are_marked(w.page)
-            found = axe_violations(w.page, WIDGETS)
-            assert found == [], (path, scheme, found)
-        assert w.errors == [] and w.outside == []
-    finally:
-        w.close()
+def _axe_finds_nothing_in_the_widgets(page) -> None:
+    wait_until_scroll_regions_are_marked(page)
+    found = axe_violations(page, WIDGETS)
+    assert found == [], "\n".join(found)
+
+
+# ---------------------------------------------------------------------------- on each page's one load in each view
+# test_every_page_in_every_view (tests/test_browser.py) loads each page once in each view and runs every
+# check of that view on that load; on a page with graphs or self-checks it also runs these, last. The
+# widgets no page uses yet are mounted beside the page's own, and every graph is put in the state that
+# shows all its styles (mid-backward, a result, a wrong answer): SVG text is at least 12 px in light at
+# both widths, text contrast is at least 4.5:1 and axe finds nothing in the widgets in both schemes at
+# 1280 px; then, in light at both widths, every step of every step-through graph brings the node it
+# changed into sight.
+WIDGET_CHECKS = {
+    ("light", DESKTOP): ["svg text", "contrast", "axe", "steps in sight"],
+    ("dark", DESKTOP): ["contrast", "axe"],
+    ("light", PHONE): ["svg text", "steps in sight"],
+}
+
+
+def widget_checks(page, scheme: str, width: int) -> list[tuple[str, Callable[[], None]]]:
+    """The widget checks of this view, named, in the order to run them on the page loaded."""
+    wanted = WIDGET_CHECKS.get((scheme, width), [])
+    if not wanted:
+        return []
+
+    def states() -> None:
+        _mount_extra(page)
+        page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
+        _to_backward_middle(page)
+
+    named = {
+        "svg text": ("widget SVG text at least 12 px", lambda: _svg_text_is_at_least_12px(page)),
+        "contrast": ("widget text contrast", lambda: _widget_text_contrast_is_at_least_4_5(page)),
+        "axe": ("axe in the widgets", lambda: _axe_finds_nothing_in_the_widgets(page)),
+        "steps in sight": (
+            "each step brings its node into sight",
+            lambda: _each_step_brings_the_node_it_changed_into_sight(page),
+        ),
+    }
+    return [("widgets put in every state", states)] + [named[k] for k in wanted]

@@ -1,8 +1,10 @@
-"""The suite's own safety nets: a hanging test fails instead of stalling CI."""
+"""The suite's own safety nets: a hanging test fails instead of stalling CI; a group of tests stays on one worker."""
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,3 +36,14 @@ def test_a_test_that_never_returns_fails_on_the_configured_timeout(tmp_path, pyt
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Timeout" in result.stdout + result.stderr
+
+
+@pytest.mark.xdist_group("guard")
+def test_an_xdist_group_is_kept_on_one_worker(request):
+    """`make test` runs with --dist loadgroup: a file whose module-wide fixtures are costly (the broken-site
+    builds, the notebook's run, the reader's virtualenv, the browser's one Python) marks its tests with
+    xdist_group, and they run on one worker, each fixture made once. xdist puts the group in the test's node
+    id; a pytest that ignores that (9.2 with xdist 3.8) spreads every group over the workers, silently."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by pytest-xdist with --dist loadgroup")
+    assert request.node.nodeid.endswith("@guard"), f"{request.node.nodeid}: xdist_group was ignored"
