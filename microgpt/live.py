@@ -40,6 +40,7 @@ EVAL_EVERY = 40  # steps between held-out losses and between samples
 SAMPLES = 3
 MEAN_WINDOW = 20  # the running mean of the per-step losses: the last this many steps
 TEMPERATURE = 0.5  # the command line's default for sample
+COMMAND = f"python -m microgpt train --n-head {N_HEAD}"  # the settings' flags follow
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def form_json() -> str:
     return json.dumps(
         {
             "settings": {name: asdict(s) for name, s in SETTINGS.items()},
-            "command": f"python -m microgpt train --n-head {N_HEAD}",
+            "command": COMMAND,
             "eval_every": EVAL_EVERY,
             "eval_docs": EVAL_DOCS,
         }
@@ -96,7 +97,7 @@ def form_json() -> str:
 def command_line(values: dict[str, Any]) -> str:
     """The `python -m microgpt train` command that runs what these settings run."""
     flags = " ".join(f"{SETTINGS[name].flag} {values[name]:g}" for name in SETTINGS)
-    return f"python -m microgpt train --n-head {N_HEAD} {flags}"
+    return f"{COMMAND} {flags}"
 
 
 class NormReadingAdam(Adam):
