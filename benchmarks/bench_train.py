@@ -1,6 +1,6 @@
 """Figures for the Train widget (issue 32), printed as plain numbers; not a test.
 
-The same training, microgpt.live's LiveRun (the steps of `python -m microgpt train`, with the widget's
+The same training, microgpt.course.live's LiveRun (the steps of `python -m microgpt train`, with the widget's
 held-out losses and samples), timed two ways on this machine:
 
 1. in the page: Pyodide in headless Chromium, the widget started by a click, its own elapsed time
@@ -34,7 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from sitecheck import serving  # noqa: E402
 
-from microgpt.live import SETTINGS, LiveRun  # noqa: E402
+from microgpt.course.live import SETTINGS, LiveRun  # noqa: E402
 
 CHROMIUM = os.environ.get("MICROGPT_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]

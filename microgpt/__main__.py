@@ -10,7 +10,7 @@ import sys
 def main() -> None:
     """The command line; the `microgpt` command's entry point."""
     try:
-        from microgpt.cli import run
+        from microgpt.cli.main import run
 
         run()  # exits; it catches stop signals itself once its handlers are in place
     except KeyboardInterrupt:  # before they are, or in the instant after they are taken down
@@ -27,7 +27,7 @@ def stopped_while_starting() -> None:
                     sys.stderr.write("microgpt: stopped by Ctrl-C (SIGINT)\n")
             import signal
 
-            from microgpt.stopping import exit_status, exit_with
+            from microgpt.cli.stopping import exit_status, exit_with
 
             exit_with(exit_status(signal.SIGINT))  # ends by the signal, as a run does
         except KeyboardInterrupt:

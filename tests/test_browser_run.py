@@ -23,7 +23,7 @@ import pytest
 from browser import Watched, axe_violations, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
 from sitecheck import QuietHandler, serving
 
-from microgpt import trace
+from microgpt.course import trace
 
 pytestmark = pytest.mark.browser
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from browser import RUN_AXE, Watched, axe_violations, base_url, browser, open_page, site_dir  # noqa: F401  (fixtures)
 
-import microgpt.live as live
+import microgpt.course.live as live
 
 pytestmark = pytest.mark.browser
 

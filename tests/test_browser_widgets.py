@@ -1,5 +1,5 @@
 """The interactive graphs and self-checks in a real browser: they show exactly the numbers the engine
-records (microgpt.trace), judge visit orders as Python does, parse answers strictly,
+records (microgpt.course.trace), judge visit orders as Python does, parse answers strictly,
 stay readable (SVG text, contrast, axe-core) at 390 and 1280 px in both schemes, and keep focus.
 
 Uses the browser fixtures of tests/test_browser.py: skips without Chromium or playwright, except with
@@ -33,7 +33,7 @@ from browser import (  # noqa: F401  (fixtures, used by name)
 )
 from browser import page_with as _page_with
 
-from microgpt import trace as T
+from microgpt.course import trace as T
 
 pytestmark = pytest.mark.browser
 

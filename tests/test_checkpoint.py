@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from microgpt import checkpoint
 from microgpt import model as model_module
+from microgpt.cli import checkpoint
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import MAX_PARAMETERS
 from microgpt.data import Tokenizer
-from microgpt.errors import InputError
-from microgpt.limits import MAX_PARAMETERS
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.sample import sample

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from microgpt import checkpoint, cli, console, limits, model
+from microgpt import model
+from microgpt.cli import checkpoint, console, limits
+from microgpt.cli import main as cli
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.model import GPTConfig, Model
 from microgpt.train import Progress
@@ -39,7 +41,11 @@ def microgpt_with_hook(hook: str, *args: str, timeout: float = 60) -> subprocess
     This is how a signal is delivered at an exact point (a given step, the middle of the save):
     deterministically, not by timing luck.
     """
-    script = "import os, signal, sys\n" + textwrap.dedent(hook) + "\nfrom microgpt import cli\nsys.exit(cli.main())"
+    script = (
+        "import os, signal, sys\n"
+        + textwrap.dedent(hook)
+        + "\nfrom microgpt.cli import main as cli\nsys.exit(cli.main())"
+    )
     return subprocess.run(
         [sys.executable, "-c", script, *args],
         capture_output=True,
@@ -215,12 +221,20 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
 
 
-def test_readme_layout_lists_every_module_of_the_package():
+@pytest.mark.parametrize("folder", ["microgpt", "microgpt/cli", "microgpt/course"])
+def test_readme_layout_lists_every_module_of_each_folder_of_the_package(folder):
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    row = next(line for line in readme.split("\n") if line.startswith("| `microgpt/` |"))
-    listed = set(re.findall(r"`(\w+)`", row))
-    modules = {p.stem for p in (Path(__file__).parents[1] / "microgpt").glob("*.py") if not p.stem.startswith("_")}
+    row = next(line for line in readme.split("\n") if line.startswith(f"| `{folder}/` |"))
+    listed = set(re.findall(r"`(\w+)`", row.split("|")[2]))
+    modules = {p.stem for p in (Path(__file__).parents[1] / folder).glob("*.py") if not p.stem.startswith("_")}
     assert listed == modules
+
+
+def test_the_package_folder_holds_only_the_taught_modules_and_two_subpackages():
+    package = Path(__file__).parents[1] / "microgpt"
+    assert {p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("__")} == {"cli", "course"}
+    for sub in ("cli", "course"):
+        assert (package / sub / "__init__.py").is_file()
 
 
 def test_train_flags_for_the_models_shape_come_from_gptconfig(capsys):
@@ -675,12 +689,12 @@ def test_a_second_signal_during_the_save_after_ctrl_c_changes_nothing(tmp_path):
 
 
 STOP_DURING_START_UP = """
-import microgpt.cli
-real_read_docs = microgpt.cli.read_docs
+import microgpt.cli.main
+real_read_docs = microgpt.cli.main.read_docs
 def read_docs(*args, **kwargs):
     os.kill(os.getpid(), signal.{name})
     return real_read_docs(*args, **kwargs)
-microgpt.cli.read_docs = read_docs
+microgpt.cli.main.read_docs = read_docs
 """
 
 
@@ -791,7 +805,7 @@ def test_a_closed_stdout_after_training_says_the_checkpoint_was_written(tmp_path
         [
             sys.executable,
             "-c",
-            "import os, sys; os.close(1); from microgpt import cli; sys.exit(cli.main(sys.argv[1:]))",
+            "import os, sys; os.close(1); from microgpt.cli import main as cli; sys.exit(cli.main(sys.argv[1:]))",
             "train",
             "--steps",
             "2",
@@ -844,7 +858,7 @@ runpy.run_module("microgpt", run_name="__main__", alter_sys=True)  # what `pytho
 @pytest.mark.parametrize(
     "module",
     # the command line's first import, one deep in the standard library, its last, and one loaded while it runs
-    ["microgpt.cli", "json.scanner", "microgpt.sample", "encodings.utf_8_sig"],
+    ["microgpt.cli.main", "json.scanner", "microgpt.sample", "encodings.utf_8_sig"],
 )
 def test_ctrl_c_while_python_loads_microgpt_is_one_line_and_ends_by_the_signal(tmp_path, module):
     result = subprocess.run(

@@ -5,8 +5,8 @@ import tracemalloc
 
 import pytest
 
-from microgpt.errors import InputError
-from microgpt.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
 from microgpt.model import GPTConfig, init_params, parameters
 
 SHAPES = [

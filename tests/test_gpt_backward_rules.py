@@ -14,7 +14,7 @@ import pytest
 from gradcheck import central_difference
 
 from microgpt import GPTConfig, Model, Value, gpt
-from microgpt.exercises import check_rmsnorm_backward, data, record, rmsnorm_grad_by_engine
+from microgpt.course.exercises import check_rmsnorm_backward, data, record, rmsnorm_grad_by_engine
 from microgpt.model import rmsnorm, softmax
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,6 +243,6 @@ def test_the_checker_catches_code_that_hard_codes_a_length():
 
 
 def test_the_checker_imports_in_a_fresh_interpreter_without_running_anything():
-    code = "import microgpt.exercises as e; print(callable(e.check_rmsnorm_backward))"
+    code = "import microgpt.course.exercises as e; print(callable(e.check_rmsnorm_backward))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout == "True\n" and out.stderr == ""

@@ -6,10 +6,10 @@ import tracemalloc
 
 import pytest
 
-from microgpt import engine, limits
-from microgpt.data import Tokenizer, load_docs
-from microgpt.errors import InputError
-from microgpt.limits import (
+from microgpt import engine
+from microgpt.cli import limits
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import (
     BYTES_PER_VALUE,
     MAX_DATA_BYTES,
     MAX_VALUES_PER_PASS,
@@ -20,6 +20,7 @@ from microgpt.limits import (
     values_per_pass,
     values_per_step,
 )
+from microgpt.data import Tokenizer, load_docs
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.sample import sample

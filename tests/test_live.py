@@ -1,4 +1,4 @@
-"""microgpt.live, the training the Train widget runs in the browser, is the command line's training:
+"""microgpt.course.live, the training the Train widget runs in the browser, is the command line's training:
 the same losses step for step, gradient norms read before Adam zeroes the gradients, a checkpoint
 `microgpt sample` loads, and settings refused outside the bounds the widget's form shows."""
 
@@ -9,11 +9,11 @@ import math
 
 import pytest
 
-from microgpt import checkpoint
+from microgpt.cli import checkpoint
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import read_docs
+from microgpt.course.live import EVAL_DOCS, EVAL_EVERY, N_HEAD, SETTINGS, LiveRun, check_settings, command_line
 from microgpt.data import Tokenizer, default_data_path
-from microgpt.errors import InputError
-from microgpt.limits import read_docs
-from microgpt.live import EVAL_DOCS, EVAL_EVERY, N_HEAD, SETTINGS, LiveRun, check_settings, command_line
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.train import train

@@ -1,6 +1,6 @@
 """The traces embedded in the site agree with the engine they were recorded from.
 
-The recorder is microgpt.trace: the build draws the site's graphs from it, and the browser's Python
+The recorder is microgpt.course.trace: the build draws the site's graphs from it, and the browser's Python
 imports it from the wheel the site serves. The build hook (docs/hooks/traces.py) is tested here too.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from microgpt import trace as T
+from microgpt.course import trace as T
 from microgpt.engine import Value
 
 HOOKS = Path(__file__).resolve().parent.parent / "docs" / "hooks"
@@ -235,13 +235,14 @@ def test_recorder_imports_only_microgpt_and_the_standard_library():
     assert roots - {"__future__", "microgpt"} <= set(sys.stdlib_module_names), roots
 
 
-def test_no_taught_module_imports_the_recorder():
-    # the recorder watches the engine from outside: the taught files never depend on it
-    for name in ("engine", "model", "data", "train", "optim"):
-        tree = ast.parse((RECORDER.parent / f"{name}.py").read_text(encoding="utf-8"))
+def test_no_taught_module_imports_the_course_tools_or_the_command_line():
+    # the recorder watches the engine from outside: the taught files never depend on it, nor on the CLI
+    for name in ("engine", "model", "data", "train", "optim", "sample"):
+        tree = ast.parse((RECORDER.parents[1] / f"{name}.py").read_text(encoding="utf-8"))
         imported = {a.name for a in ast.walk(tree) if isinstance(a, ast.alias)}
         imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        assert not {"trace", "microgpt.trace"} & imported, name
+        assert not {m for m in imported if m.startswith(("microgpt.course", "microgpt.cli"))}, name
+        assert not {"trace", "course", "cli"} & imported, name
 
 
 def test_unnamed_computed_node_is_refused():

@@ -1,4 +1,4 @@
-"""Build-time step for the interactive graphs, diagrams and self-checks: every number comes from microgpt.trace.
+"""Build-time step for the interactive graphs, diagrams and self-checks: every number comes from microgpt.course.trace.
 
 CONTRIBUTING.md shows how a page asks for them. `on_page_markdown` replaces a graph's marker by one
 line of HTML: the widget with its traces embedded as JSON (docs/javascripts/widgets/ draws them) or
@@ -19,7 +19,7 @@ from markdown import Extension
 from markdown.treeprocessors import Treeprocessor
 from mkdocs.exceptions import PluginError
 
-from microgpt import trace as T
+from microgpt.course import trace as T
 
 MARKER = re.compile(
     r'<div class="autograd-(?P<kind>widget|playground|diagram)"(?P<attrs>(?:\s+data-[a-z-]+="[^"]*")*)\s*>\s*</div>'

@@ -1,8 +1,8 @@
 """The training page's Train widget: the placeholder `{{ train_widget }}` becomes its element.
 
 The element carries the form's settings, bounds and defaults as JSON (data-mg-train), read from
-microgpt/live.py, where they are written once; docs/javascripts/train/ builds the form from them
-and runs microgpt.live in the reader's browser. Until then, and without JavaScript, the element
+microgpt/course/live.py, where they are written once; docs/javascripts/train/ builds the form from them
+and runs microgpt.course.live in the reader's browser. Until then, and without JavaScript, the element
 shows the command line that runs the same training. The page gets the `mg_train` flag, so that
 overrides/main.html adds the widget's styles.
 """
@@ -16,7 +16,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from microgpt.live import SETTINGS, command_line, form_json
+from microgpt.course.live import SETTINGS, command_line, form_json
 
 PLACEHOLDER = re.compile(r"^\{\{\s*train_widget\s*\}\}$", re.MULTILINE)
 

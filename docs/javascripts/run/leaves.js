@@ -1,5 +1,5 @@
 // Editable leaves: a widget dispatches `mg:leaves` with {preset, leaves}; the real engine, running in
-// the browser, computes the new trace (microgpt.trace), and the widget draws it. No JavaScript
+// the browser, computes the new trace (microgpt.course.trace), and the widget draws it. No JavaScript
 // arithmetic stands in for the engine: on any failure the widget gets a message instead.
 import { getPython } from "./python.js";
 

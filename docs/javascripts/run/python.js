@@ -27,7 +27,7 @@ async function call(op, args) {
 const python = {
   /** Run a chain of blocks in one fresh namespace: [stdout, stderr, ok]. */
   runChain: (sources, names) => call("runChain", { sources, names }),
-  /** trace_preset(preset, leaves) from microgpt.trace (in the wheel), as JSON text. */
+  /** trace_preset(preset, leaves) from microgpt.course.trace (in the wheel), as JSON text. */
   traceJson: (preset, leavesJson) => call("traceJson", { preset, leaves: leavesJson }),
   /** Any Python source; its value converted to JavaScript. */
   runPython: (code) => call("runPython", { code }),

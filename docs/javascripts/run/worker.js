@@ -58,7 +58,7 @@ def unlink_graphs(namespace):
 
 
 def trace_json(preset, leaves_json):
-    from microgpt.trace import trace_preset
+    from microgpt.course.trace import trace_preset
 
     return json.dumps(trace_preset(preset, json.loads(leaves_json)))
 `;

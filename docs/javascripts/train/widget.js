@@ -1,5 +1,5 @@
 // The Train widget on "Backprop inside microgpt's training": the package's own training run
-// (microgpt/live.py, which drives microgpt.train's train() with microgpt.optim's Adam) in the reader's
+// (microgpt/course/live.py, which drives microgpt.train's train() with microgpt.optim's Adam) in the reader's
 // browser, off the main thread, drawn as it goes. Nothing is fetched until the reader presses Start.
 //
 // States (data-state): idle -> loading -> running <-> paused -> done; error when Python cannot start.
@@ -140,7 +140,7 @@ async function begin(w) {
       else w.ui.progress.removeAttribute("value");
     });
     const [uPlot] = await Promise.all([loadUPlot(), w.py.ready]);
-    const make = `import json, microgpt.live\n_mg_run = microgpt.live.LiveRun(**json.loads(${JSON.stringify(JSON.stringify(values))}))\n_mg_run.info_json()`;
+    const make = `import json, microgpt.course.live\n_mg_run = microgpt.course.live.LiveRun(**json.loads(${JSON.stringify(JSON.stringify(values))}))\n_mg_run.info_json()`;
     const info = JSON.parse(await w.py.run(make));
     if (w.gen !== gen) return;
     mountRun(w, uPlot, info);

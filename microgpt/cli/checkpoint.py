@@ -11,11 +11,11 @@ import reprlib
 from pathlib import Path
 from typing import Any
 
-from microgpt import files
+from microgpt.cli import files
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import MAX_PARAMETERS, check_config
 from microgpt.data import Tokenizer
 from microgpt.engine import Value
-from microgpt.errors import InputError
-from microgpt.limits import MAX_PARAMETERS, check_config
 from microgpt.model import GPTConfig, Matrix, Model
 
 FORMAT = "microgpt-checkpoint"

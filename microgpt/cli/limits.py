@@ -12,10 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from microgpt import files
+from microgpt.cli import files
+from microgpt.cli.errors import InputError
 from microgpt.data import split_docs
 from microgpt.engine import Value
-from microgpt.errors import InputError
 from microgpt.model import GPTConfig
 
 # A bound, so that /dev/zero or a mistaken multi-gigabyte file fails at once: 16 MiB holds about

@@ -24,10 +24,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from microgpt import __version__, checkpoint
+from microgpt import __version__
+from microgpt.cli import checkpoint
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import check_config, check_fits, read_docs
 from microgpt.data import Tokenizer, default_data_path
-from microgpt.errors import InputError
-from microgpt.limits import check_config, check_fits, read_docs
 from microgpt.model import GPTConfig, Model, gpt, softmax
 from microgpt.optim import Adam
 from microgpt.sample import sample

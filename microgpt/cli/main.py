@@ -14,15 +14,12 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from microgpt import __version__, checkpoint, files, limits
-from microgpt.console import ProgressLine, StdoutFailed, note, say, silence_stdout, write_stdout
-from microgpt.data import Tokenizer, default_data_path
-from microgpt.errors import InputError
-from microgpt.limits import MAX_DATA_BYTES, MAX_PARAMETERS, MAX_VALUES_PER_PASS, check_config, check_fits, read_docs
-from microgpt.model import GPTConfig, Model
-from microgpt.optim import Adam
-from microgpt.sample import sample
-from microgpt.stopping import (
+from microgpt import __version__
+from microgpt.cli import checkpoint, files, limits
+from microgpt.cli.console import ProgressLine, StdoutFailed, note, say, silence_stdout, write_stdout
+from microgpt.cli.errors import InputError
+from microgpt.cli.limits import MAX_DATA_BYTES, MAX_PARAMETERS, MAX_VALUES_PER_PASS, check_config, check_fits, read_docs
+from microgpt.cli.stopping import (
     STOP_SIGNALS,
     Stopped,
     StopRequest,
@@ -32,6 +29,10 @@ from microgpt.stopping import (
     stop_at_once,
     stop_when_safe,
 )
+from microgpt.data import Tokenizer, default_data_path
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.sample import sample
 from microgpt.train import train
 
 DEMO_STEPS = 300  # `python -m microgpt` alone: see EXAMPLES

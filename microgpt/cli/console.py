@@ -10,8 +10,8 @@ import time
 from collections import deque
 from typing import TextIO
 
-from microgpt.limits import duration
-from microgpt.stopping import point_at_devnull
+from microgpt.cli.limits import duration
+from microgpt.cli.stopping import point_at_devnull
 from microgpt.train import Progress
 
 
