@@ -35,6 +35,9 @@ ALIASES: dict[str, list[str]] = {
     "Taylor expansion": ["Taylor"],  # "Taylor's theorem"
 }
 
+# Sections of the glossary that are not terms: the notation table (tests/test_notation.py checks it).
+NOT_TERMS = {"Notation"}
+
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s#]*)(?:#([^)\s]*))?\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)\s*\})?\s*$")
 
@@ -53,6 +56,8 @@ def glossary_entries(text: str) -> list[Entry]:
         m = HEADING.match(heading)
         assert m, heading
         term = m.group(2)
+        if term in NOT_TERMS:
+            continue
         anchors = [m.group(3) or slugify(term, "-")] + re.findall(r'<a id="([\w-]+)"', body)
         entries.append(Entry(term, anchors, body))
     return entries
@@ -156,7 +161,7 @@ def test_every_glossary_term_is_used_on_some_page():
 
 @pytest.mark.parametrize("page", site_pages(), ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_every_link_into_the_glossary_lands_on_an_entry(page):
-    anchors = {a for e in ENTRIES for a in e.anchors}
+    anchors = {a for e in ENTRIES for a in e.anchors} | {slugify(t, "-") for t in NOT_TERMS}
     text = page_text(page)
     into = "" if page == GLOSSARY else "glossary.md"
     links = [m for m in LINK.finditer(text) if m.group(2) == into and m.group(3) is not None]
@@ -180,3 +185,48 @@ def test_a_term_matches_as_a_whole_word_in_any_of_its_names():
     assert uses("the users of v", "Parent (user)") and uses("a Vector-Jacobian product", "Vector–Jacobian product")
     assert not uses("lm_head", "Head") and not uses("ahead of time", "Head")
     assert names("Parent (user)") == ["Parent (user)", "Parent", "user"]
+
+
+# Terms a review found used before they were defined. On each page their entry's "See" points to, the
+# term's first use is its link into the glossary (or a bold definition there): a reader meets the
+# word and its meaning together. Add a term here when a review finds another.
+LINKED_AT_FIRST_USE = ["Root", "Edge", "Jacobian", "Bias correction"]
+
+
+def first_use_problems(entry: Entry, read) -> list[str]:
+    found = []
+    for page, _anchor in see_links(entry):
+        text = read(page)
+        text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)  # code is not prose
+        text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)  # nor front matter
+        first = min(filter(None, (_first(text, n) for n in names(entry.term))), key=lambda m: m.start(), default=None)
+        if first is None:
+            found.append(f"{entry.term}: {page} never uses it")
+            continue
+        links = [m.span() for m in LINK.finditer(text) if m.group(2) == "glossary.md"]
+        if not any(start <= first.start() < end for start, end in links):
+            line = text[: first.start()].count("\n") + 1
+            found.append(f"{entry.term}: its first use on {page} (line {line} of the prose) is not a glossary link")
+    return found
+
+
+def _first(text: str, name: str):
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?:s|es)?(?![\w-])", text, flags=re.I)
+
+
+@pytest.mark.parametrize("term", LINKED_AT_FIRST_USE)
+def test_a_term_once_used_before_its_definition_is_linked_where_each_page_first_uses_it(term):
+    entry = next((e for e in ENTRIES if e.term == term), None)
+    assert entry, f"the glossary has no entry {term!r}"
+    found = first_use_problems(entry, read_page)
+    assert not found, "\n".join(found)
+
+
+def test_the_first_use_check_catches_a_term_used_before_its_link():
+    entry = glossary_entries("## Root\n\nThe start. See [Page](page.md).\n")[0]
+    late = "The root is here.\n\nLater the [root](glossary.md#root) is linked.\n"
+    assert first_use_problems(entry, {"page.md": late}.get) == [
+        "Root: its first use on page.md (line 1 of the prose) is not a glossary link"
+    ]
+    early = "```python\nroot = 1\n```\n\nThe [root](glossary.md#root), then the root again.\n"
+    assert first_use_problems(entry, {"page.md": early}.get) == []
