@@ -198,8 +198,8 @@ def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: flo
     x1w1 = vx1 * vw1
     x2w2 = vx2 * vw2
     s = x1w1 + x2w2
-    n = s + vw0
-    o = n.tanh()
+    pre = s + vw0  # the pre-activation, as the notebook calls it
+    o = pre.tanh()
     return [
         ("x1", vx1),
         ("w1", vw1),
@@ -209,8 +209,8 @@ def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: flo
         ("x1w1", x1w1, "*", "x1w1 = x1 · w1"),
         ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
         ("s", s, "+", "s = x1w1 + x2w2"),
-        ("n", n, "+", "n = s + w0"),
-        ("o", o, "tanh", "o = tanh(n)"),
+        ("pre", pre, "+", "pre = s + w0"),
+        ("o", o, "tanh", "o = tanh(pre)"),
     ]
 
 
