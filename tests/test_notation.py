@@ -36,7 +36,7 @@ ACCENT = re.compile(r"\\(hat|bar|tilde|dot|vec)\s*\{?\s*([A-Za-z])\}?")
 class Row:
     symbols: list[str]  # the LaTeX of each symbol in the first cell
     meaning: str
-    code: list[tuple[str, str]]  # (name, file)
+    code: list[tuple[str, str]]  # (name, file): "`m`, `v` in `optim.py`" in the meaning cell
     rule: str  # "any", "nowhere", "only" or "not"
     pages: list[str]  # the pages the rule names
 
@@ -48,16 +48,16 @@ def notation_rows(glossary: str) -> list[Row]:
         if not line.startswith("|") or line.startswith("|---") or line.startswith("| Symbol"):
             continue
         cells = [c.strip() for c in line.strip()[1:-1].split("|")]
-        assert len(cells) == 4, f"a notation row needs 4 cells: {line}"
-        symbol, meaning, code, where = cells
+        assert len(cells) == 3, f"a notation row has 3 cells, symbol, meaning (with its code) and where: {line}"
+        symbol, meaning, where = cells
         names = []
-        for m in re.finditer(r"((?:`[\w.]+`(?:, )?)+) in `([\w/.-]+\.py)`", code):
+        for m in re.finditer(r"((?:`[\w.]+`(?:, )?)+) in `([\w.-]+\.py)`", meaning):
             names += [(n.split(".")[-1], m.group(2)) for n in re.findall(r"`([\w.]+)`", m.group(1))]
-        if where in ("any page", "nowhere"):
+        if where in ("anywhere", "nowhere"):
             rule, pages = where.split()[0], []
         else:
             m = re.fullmatch(r"(only|not) on: (.+)", where)
-            assert m, f"the last cell says 'any page', 'nowhere', 'only on: …' or 'not on: …': {line}"
+            assert m, f"the last cell says 'anywhere', 'nowhere', 'only on: …' or 'not on: …': {line}"
             rule, pages = m.group(1), [p.strip() for p in m.group(2).split(",")]
         rows.append(Row(re.findall(r"\$(.+?)\$", symbol), meaning, names, rule, pages))
     return rows
@@ -127,6 +127,13 @@ def violations(rows: list[Row], page: str, markdown: str) -> list[str]:
     return found
 
 
+def code_file(name: str) -> Path | None:
+    """The one file of microgpt/ or tests/ with this name."""
+    found = [*ROOT.glob(f"microgpt/**/{name}"), *ROOT.glob(f"tests/{name}")]
+    assert len(found) <= 1, f"{name} names several files: {found}"
+    return found[0] if found else None
+
+
 def names_in(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
@@ -162,8 +169,8 @@ def test_every_code_name_in_the_notation_table_is_a_name_in_its_file():
     missing = []
     for row in ROWS:
         for name, file in row.code:
-            path = ROOT / file
-            if not path.is_file() or name not in names_in(path):
+            path = code_file(file)
+            if path is None or name not in names_in(path):
                 missing.append(f"{row.symbols}: `{name}` in `{file}`")
     assert [c for r in ROWS for c in r.code], "the table names no code at all"
     assert not missing, f"the notation table names code that is not there: {missing}"
@@ -187,14 +194,14 @@ def test_no_page_uses_a_reserved_symbol_where_the_table_forbids_it(page):
 
 def test_the_check_catches_a_reserved_symbol_and_passes_the_look_alikes():
     rows = notation_rows(
-        "# G\n\n## Notation\n\n| Symbol | Meaning | Code | In math |\n|---|---|---|---|\n"
-        "| $m$ | Adam's mean | `m` in `microgpt/optim.py` | only on: training.md |\n"
-        "| $\\hat m$ | corrected | | only on: training.md |\n"
-        "| $N$ | not used | | nowhere |\n"
-        "| $d$ | the example's input | | not on: model.md |\n"
-        "| $\\beta_1$ | a decay rate | | only on: training.md |\n"
+        "# G\n\n## Notation\n\n| Symbol | Meaning | In math |\n|---|---|---|\n"
+        "| $m$ | Adam's mean (`m` in `optim.py`) | only on: training.md |\n"
+        "| $\\hat m$ | corrected | only on: training.md |\n"
+        "| $N$ | not used | nowhere |\n"
+        "| $d$ | the example's input | not on: model.md |\n"
+        "| $\\beta_1$ | a decay rate | only on: training.md |\n"
     )
-    assert rows[0].code == [("m", "microgpt/optim.py")]
+    assert rows[0].code == [("m", "optim.py")] and code_file("optim.py") == ROOT / "microgpt/optim.py"
     bad = "$m = 1$, $$\\frac{x}{\\sqrt d}$$ and $\\hat{m}$, $x^N$, $\\beta_1$"
     assert len(violations(rows, "model.md", bad)) == 6  # m, then \hat m, N, d, \beta_1 (m counted in \hat{m} too)
     assert violations(rows, "training.md", bad) == [violations(rows, "training.md", bad)[0]]  # only N
