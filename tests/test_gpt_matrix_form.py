@@ -71,9 +71,7 @@ def _torch_loss(w: dict, tokens: list[int], n_head: int):
     x0 = rms(w["wte"][ids] + w["wpe"][:T])
     a = rms(x0)
     d_h = a.shape[1] // n_head
-    q, k, v = (
-        (a @ w[f"layer0.attn_w{m}"].T).view(T, n_head, d_h).transpose(0, 1) for m in ("q", "k", "v")
-    )
+    q, k, v = ((a @ w[f"layer0.attn_w{m}"].T).view(T, n_head, d_h).transpose(0, 1) for m in ("q", "k", "v"))
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     p = torch.softmax((q @ k.transpose(1, 2) / d_h**0.5).masked_fill(mask, float("-inf")), dim=-1)
     x1 = x0 + (p @ v).transpose(0, 1).reshape(T, -1) @ w["layer0.attn_wo"].T
