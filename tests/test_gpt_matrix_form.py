@@ -10,7 +10,12 @@ from microgpt.course.exercises import first_step, grad, record
 np = pytest.importorskip("numpy")
 from microgpt.course import matrix_form as mf  # noqa: E402 (needs NumPy)
 
-torch = require_torch()
+
+@pytest.fixture(scope="module")
+def torch():
+    """PyTorch for the tests that compare with it; the engine comparisons run without it."""
+    return require_torch()
+
 
 ACTIVATIONS = ("embedded", "x0", "attn_in", "attn_out", "x1", "mlp_in", "hidden", "relu", "mlp_out", "x2", "logits")
 
@@ -60,7 +65,7 @@ def test_causal_mask_keeps_later_tokens_out_of_earlier_positions():
     assert np.all(np.triu(c["p"][0], k=1) == 0)
 
 
-def _torch_loss(w: dict, tokens: list[int], n_head: int):
+def _torch_loss(torch, w: dict, tokens: list[int], n_head: int):
     """The same model written with PyTorch's own operations (its softmax, log_softmax, masked_fill)."""
     T = len(tokens) - 1
     ids, targets = torch.tensor(tokens[:-1]), torch.tensor(tokens[1:])
@@ -80,7 +85,7 @@ def _torch_loss(w: dict, tokens: list[int], n_head: int):
 
 
 @pytest.mark.parametrize(("seed", "doc", "n_embd", "n_head"), [(42, 0, 16, 4), (3, 5, 16, 4), (7, 11, 32, 2)])
-def test_backward_matches_pytorch_autograd(corpus, seed, doc, n_embd, n_head):
+def test_backward_matches_pytorch_autograd(torch, corpus, seed, doc, n_embd, n_head):
     tokenizer, docs = corpus
     tokens = tokenizer.encode(docs[doc])
     model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=n_embd, n_head=n_head), seed)
@@ -88,7 +93,7 @@ def test_backward_matches_pytorch_autograd(corpus, seed, doc, n_embd, n_head):
     c = mf.forward(w, tokens, n_head)
     d = mf.backward(w, c)
     tw = {name: torch.tensor(m, dtype=torch.float64, requires_grad=True) for name, m in w.items()}
-    loss = _torch_loss(tw, tokens, n_head)
+    loss = _torch_loss(torch, tw, tokens, n_head)
     loss.backward()
     assert loss.item() == pytest.approx(float(c["loss"]), abs=1e-13)
     for name, t in tw.items():
@@ -96,7 +101,7 @@ def test_backward_matches_pytorch_autograd(corpus, seed, doc, n_embd, n_head):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_attention_backward_matches_pytorch_on_random_heads(seed):
+def test_attention_backward_matches_pytorch_on_random_heads(torch, seed):
     rng = np.random.default_rng(seed)
     n_head, T, d_h = 2, 5, 3
     q, k, v, g = (rng.normal(size=(n_head, T, d_h)) for _ in range(4))
