@@ -34,6 +34,7 @@ from browser import (  # noqa: F401  (fixtures, used by name)
 from browser import page_with as _page_with
 
 from microgpt.course import trace as T
+from microgpt.course.gradient_sizes import gradient_sizes
 
 pytestmark = pytest.mark.browser
 
@@ -513,6 +514,7 @@ def test_diagrams_on_the_pages_show_the_engine_numbers(watched, base_url, site_d
         "local-rules": [f"+= {fmt(b['local_grad'] * b['upstream'])}" for b in t["backward"]],
         "forward-graph": [f"data {fmt(n['data'])}" for n in T.trace_preset("relu")["nodes"]],
         "shared": [f"grad {fmt(n['grad'])}" for n in T.trace_preset("shared")["nodes"]],
+        "gpt-gradient-flow": [f"{p.label}{HOOK.sig3(p.norm)}" for p in gradient_sizes()],
     }
     seen = set()
     for fig in page.locator("figure.autograd-diagram").all():

@@ -387,3 +387,24 @@ def test_diagrams_are_svg_with_the_engine_numbers(name):
     assert shown
     for s in shown:
         assert html.escape(s) in out, (name, s)
+
+
+def test_gradient_flow_diagram_shows_every_place_and_its_size_in_words_and_in_the_picture():
+    from microgpt.course.gradient_sizes import gradient_sizes
+
+    hook = _hook()
+    out = hook.render("diagram", {"diagram": "gpt-gradient-flow"})
+    assert out.startswith('<figure class="autograd-diagram" data-diagram="gpt-gradient-flow">')
+    label = html.unescape(re.search(r'aria-label="([^"]*)"', out)[1])
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", out)]
+    places = gradient_sizes()
+    bars = [float(b) for b in re.findall(r'<rect x="[^"]*" y="[^"]*" width="([^"]*)" height="12"', out)]
+    assert len(bars) == len(places)
+    for place in places:
+        assert place.label in texts and hook.sig3(place.norm) in texts
+        assert f"{place.label}{' (weight matrix)' if place.kind == 'matrix' else ''}: {hook.sig3(place.norm)}" in label
+    # a bar ten times longer on the log scale: each factor of ten adds the same length
+    by_name = dict(zip((p.name for p in places), zip(bars, (p.norm for p in places))))
+    (b1, n1), (b2, n2) = by_name["wte"], by_name["layer0.attn_wq"]
+    (b3, n3), (b4, n4) = by_name["x0"], by_name["attn_in"]
+    assert (b1 - b2) / math.log10(n1 / n2) == pytest.approx((b3 - b4) / math.log10(n3 / n4), abs=0.1)

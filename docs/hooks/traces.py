@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import math
 import re
 from collections.abc import Callable
 from xml.etree.ElementTree import Element, fromstring
@@ -20,6 +21,7 @@ from markdown.treeprocessors import Treeprocessor
 from mkdocs.exceptions import PluginError
 
 from microgpt.course import trace as T
+from microgpt.course.gradient_sizes import gradient_sizes
 
 MARKER = re.compile(
     r'<div class="autograd-(?P<kind>widget|playground|diagram)"(?P<attrs>(?:\s+data-[a-z-]+="[^"]*")*)\s*>\s*</div>'
@@ -146,12 +148,17 @@ ARROWS = "<defs>{}</defs>".format(
 )
 BACK_EDGE = 'class="ag-edge ag-edge--back" marker-start="url(#ag-d-arrow-back)"'
 FORWARD_EDGE = 'class="ag-edge" marker-end="url(#ag-d-arrow)"'
+FLOW_EDGE = 'class="ag-edge ag-edge--back" marker-end="url(#ag-d-arrow-back)"'  # a path drawn the way grad flows
 KEY = '<span class="ag-key ag-key--{}" aria-hidden="true">{}</span> '
 LEGEND = {
     "const": KEY.format("const", "") + "dashed box: a constant, a leaf the op made for a plain number",
     "forward": KEY.format("arrow", "→") + "data flows from the children to the node they make",
     "backward": KEY.format("arrow", "←") + "grad flows from a node back to its children",
     "local": KEY.format("label", "-3") + "number on an arrow: the local derivative ∂node/∂child",
+    "vector-bar": KEY.format("vector", "") + "a vector the forward pass made: its .grad at every position",
+    "matrix-bar": KEY.format("matrix", "") + "a weight matrix: its .grad",
+    "log-bar": KEY.format("label", "×10") + "bars on a log scale: each grid line is ten times the one to its left",
+    "flow": KEY.format("arrow", "↑") + "the gradient flows up from the loss; the branches' share joins at the adds",
 }
 SHOWN = {"data": "ag-data", "grad": "ag-grad-set"}  # the class of each number a diagram's box shows
 # The graph diagrams: a preset, then per panel its heading and the numbers its boxes show. A panel
@@ -252,10 +259,56 @@ def diagram_grad_bars() -> tuple[str, list[str]]:
     return _svg(w, height, title, body), []
 
 
+def sig3(x: float) -> str:
+    """A positive size with three significant digits, as the gradient-flow picture shows it."""
+    return f"{x:.3g}"
+
+
+def diagram_gradient_flow() -> tuple[str, list[str]]:
+    """The transformer block from the embeddings (top) to the loss (bottom), one row per place, with the size of
+    the engine's gradient there after the first training step (gradient_sizes): a number and a log-scale bar.
+    The residual stream runs down the left edge; the two branches are indented beside it."""
+    places = gradient_sizes()
+    w, row_h, top = 364, 22, 40
+    bar_x, bar_w, lo, hi = 184, 104, -4, 1  # the bars' axis: 10**lo to 10**hi
+    spine, side = 9, 21  # x of the residual stream's line and of a branch's line
+    per_decade = bar_w / (hi - lo)
+    y = {p.name: top + k * row_h + row_h / 2 for k, p in enumerate(places)}
+    height = top + len(places) * row_h + 6
+    body = [ARROWS, _text(4, 14, "size of the gradient (log scale)", "ag-heading", "start")]
+    for e in range(lo, hi + 1):
+        x = bar_x + (e - lo) * per_decade
+        body.append(f'<line x1="{x:g}" y1="22" x2="{x:g}" y2="{height - 4:g}" class="ag-grid"/>')
+        if e in (-3, -1, 1):
+            body.append(_text(x, 34, fmt(10.0**e), "ag-edge-label"))
+    # the gradient's way up: the stream's line, and each branch leaving it at its add and rejoining it below
+    body.append(f'<path d="M{spine},{y["loss"] - 6:g} L{spine},{y["wte"] - 4:g}" {FLOW_EDGE}/>')
+    for first, last, add, into in (("attn_in", "attn_out", "x1", "x0"), ("mlp_in", "mlp_out", "x2", "x1")):
+        d = f"M{spine},{y[add]:g} L{side},{y[last] + 4:g} L{side},{y[first] - 4:g} L{spine + 2},{y[into] + 5:g}"
+        body.append(f'<path d="{d}" {FLOW_EDGE}/>')
+    said = []
+    for p in places:
+        yy, x0 = y[p.name], (side + 7 if p.branch else spine + 7)
+        body.append(_text(x0, yy + 4.5, p.label, "ag-expr" if p.kind == "vector" else "ag-data", "start"))
+        length = max(2.0, (math.log10(max(p.norm, 10.0**lo)) - lo) * per_decade)
+        bar = f'class="ag-bar ag-bar--{p.kind}"'
+        body.append(f'<rect x="{bar_x}" y="{yy - 6:g}" width="{length:.1f}" height="12" rx="2" {bar}/>')
+        body.append(_text(w - 4, yy + 4.5, sig3(p.norm), "ag-bar-label", "end"))
+        said.append(f"{p.label}{' (weight matrix)' if p.kind == 'matrix' else ''}: {sig3(p.norm)}")
+    title = (
+        "Where the gradient goes in the transformer block, and how large it is, after backward() on the first "
+        "training step (the square root of the sum of squares of each .grad, over all positions), from the "
+        "embeddings at the top to the loss at the bottom; it flows up, along the residual stream and through "
+        "the attention and MLP branches: " + "; ".join(said) + "."
+    )
+    return _svg(w, height, title, body), ["flow", "vector-bar", "matrix-bar", "log-bar"]
+
+
 DIAGRAMS: dict[str, Callable[[], tuple[str, list[str]]]] = {
     **{name: functools.partial(diagram_graph, name) for name in GRAPHS},
     "local-rules": diagram_local_rules,
     "grad-bars": diagram_grad_bars,
+    "gpt-gradient-flow": diagram_gradient_flow,
 }
 
 
