@@ -102,15 +102,14 @@ MEASURE = """() => {
 
 # ---------------------------------------------------------------------------- math
 # Every cell of a formula's table (aligned equations, matrices) on screen with something in it: the
-# alignment its table's columnalign asks for (MathML's rule: the last value repeats), and the room
-# left of and right of its content inside the cell's padding.
+# alignment Temml asks for (a class on the cell: tml-right, tml-left, or none for centred), and the
+# room left of and right of its content inside the cell's padding.
 CELLS = """() => [...document.querySelectorAll('article mtd')].filter((td) => td.checkVisibility()).map((td) => {
-  const asked = (td.closest('mtable').getAttribute('columnalign') || 'center').split(/\\s+/);
-  const column = [...td.parentElement.children].indexOf(td);
+  const asked = ['right', 'left'].find((side) => td.classList.contains(`tml-${side}`)) || 'center';
   const box = td.getBoundingClientRect(), cs = getComputedStyle(td);
   const parts = [...td.children].map((c) => c.getBoundingClientRect()).filter((r) => r.width > 0);
   const left = Math.min(...parts.map((r) => r.left)), right = Math.max(...parts.map((r) => r.right));
-  return {align: asked[Math.min(column, asked.length - 1)], text: td.textContent.slice(0, 30), empty: !parts.length,
+  return {align: asked, text: td.textContent.slice(0, 30), empty: !parts.length,
           before: left - box.left - parseFloat(cs.paddingLeft), after: box.right - parseFloat(cs.paddingRight) - right};
 }).filter((cell) => !cell.empty)"""
 # Each paragraph with formulas no taller than a letter (no fraction, script, root or table): its
@@ -188,10 +187,11 @@ def _search_runs_the_sites_worker(page: Page, requested: list[str]) -> None:
 
 
 def _aligned_columns_are_placed_as_their_tables_say(page: Page) -> None:
-    # MathML Core browsers ignore a table's columnalign; the build writes it into each cell, and
-    # Chromium honours only some ways of writing it. The = signs of aligned equations line up, and a
-    # matrix's entries are centred, only if this holds. (test_the_site_has_aligned_formulas_and_flat_
-    # paragraphs_to_measure: the site has enough of both for these checks to have something to measure.)
+    # MathML Core browsers ignore a table's columnalign; Temml writes it as a class on each cell,
+    # which math.css turns into the text-align Chromium honours (-webkit-right, -webkit-left). The =
+    # signs of aligned equations line up, and a matrix's entries are centred, only if this holds.
+    # (test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure: the site has enough of both
+    # for these checks to have something to measure.)
     off = {"right": lambda c: c["after"], "left": lambda c: c["before"], "center": lambda c: c["before"] - c["after"]}
     wrong = [c for c in page.evaluate(CELLS) if abs(off[c["align"]](c)) > 1]
     assert wrong == [], wrong[:5]
@@ -380,7 +380,7 @@ def test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure(site_dir):
     paragraphs with formulas no taller than a letter, on the site's pages."""
     pages = [p.read_text(encoding="utf-8") for p in sorted(site_dir.rglob("index.html"))]
     cells = sum(t.count("<mtd") for t in pages)
-    aligned = sum(len(re.findall(r'columnalign="right left', t)) for t in pages)
+    aligned = sum(t.count('<mtd class="tml-right"') and t.count('<mtd class="tml-left"') for t in pages)
     tall = "|".join(TALL.split(", "))
     flat = sum(
         1
