@@ -45,6 +45,7 @@ DIGIT_SUPERSCRIPT = re.compile(r"<msup>(?P<base>(?:(?!</?msup).)*?)<mn>(?P<power
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 # Reads one JSON array [[tex, display], ...] per line, writes one [{"mathml": ...} or {"error": ...}, ...].
+# strict: what TeX would reject is an error (a boolean in Temml 0.13), not a warning on the console.
 # The macros set these as TeX does: a prime on the line beside its letter (as a superscript it
 # comes out tiny: the font served has no script forms for it), and ⋅ × ⊙ spaced as binary
 # operators, as + is (MathML's operator dictionary gives them less).
@@ -68,8 +69,9 @@ require("readline").createInterface({ input: process.stdin }).on("line", (line) 
 
 # What browsers do not draw as written, so the build stops instead of showing it wrong: a stretched
 # brace (\underbrace, \overbrace: in Chromium a dashed line shorter than its term; write the label
-# with \underset or \overset), MathML outside MathML Core (\boxed's <menclose>), a letter style
-# (\mathbf), and any of Temml's classes that docs/stylesheets/math.css does not style.
+# with \underset or \overset), MathML outside MathML Core (\cancel's <menclose>), a mathvariant
+# other than normal (MathML Core draws no other; Temml writes \mathbf as bold letters of Unicode),
+# and any of Temml's classes that docs/stylesheets/math.css does not style.
 STYLED = {"tml-display", "tml-prime", "tml-jot", "tml-left", "tml-right", "tml-sml-pad", "tml-med-pad", "tml-lrg-pad"}
 STYLED_ACCENT = re.compile(r"(?:chr|wbk)-(?:sml|med|lrg)(?:-acc)?|wbk-acc")
 REFUSED = re.compile(
@@ -87,7 +89,7 @@ def refused(mathml: str) -> str | None:
 
 
 MATHML = "http://www.w3.org/1998/Math/MathML"
-ET.register_namespace("", MATHML)  # written back as Temml wrote it: <math xmlns=...>, no prefixes
+ET.register_namespace("", MATHML)  # written back without prefixes, and without the xmlns Temml leaves out
 SCRIPTED = {f"{{{MATHML}}}{name}" for name in ("msub", "msup", "msubsup", "munder", "mover", "munderover")}
 
 
