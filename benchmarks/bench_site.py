@@ -46,7 +46,7 @@ run's score beside it.
 Stock. The lead is measured as a ratio: the same pages are also built as a stock Material site would
 build them (`build_stock`: the same Markdown, hooks that make the Markdown (embeds, the wheel, the
 widgets, the notebook), extra_css and extra_javascript; no theme overrides and no build-time math:
-KaTeX's auto-render from node_modules typesets the formulas in the browser, through document$, as
+KaTeX's auto-render from benchmarks/node_modules typesets the formulas in the browser, through document$, as
 Material's documentation shows). Each page is measured in both builds, runs interleaved, and the
 table gives this site's median TBT and LCP as a fraction of the stock build's (goal: at most 0.6x on
 every page, and median Performance over the pages >= 95). --pages N measures the first N pages of a
@@ -143,7 +143,7 @@ def pages(site: Path) -> list[str]:
     return out
 
 
-# Material's documented KaTeX set-up (reference/math.md), with KaTeX from node_modules
+# Material's documented KaTeX set-up (reference/math.md), with KaTeX from benchmarks/node_modules
 KATEX_INIT = """document$.subscribe(({ body }) => {
   renderMathInElement(body, {
     delimiters: [
@@ -168,7 +168,7 @@ def build_stock(out: Path) -> Path:
     for name in ("microgpt", "pyproject.toml", "README.md", "LICENSE", "node_modules"):
         (work / name).symlink_to(ROOT / name)
     shutil.copytree(ROOT / "docs", work / "docs", ignore=shutil.ignore_patterns("__pycache__"))
-    katex = ROOT / "node_modules" / "katex" / "dist"
+    katex = ROOT / "benchmarks" / "node_modules" / "katex" / "dist"  # benchmarks/package.json
     for name in ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js"):
         (work / "docs" / "katex" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(katex / name, work / "docs" / "katex" / name)

@@ -78,15 +78,15 @@ def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
         open_page(w.page, base_url + "/chain-rule/")
         # formulas in a closed <details>, a hidden tab or the closed menu (a heading's formula in its
         # contents) are out of the tree until opened, rightly
-        shown = w.page.locator(".katex").evaluate_all(
+        shown = w.page.locator(".arithmatex math").evaluate_all(
             "ks => ks.filter((k) => k.checkVisibility({ visibilityProperty: true })).length"
         )
         read = formulas_as_read(w.page)
         assert len(read) == shown > 50
         assert sum(len(f) for f in read) > 5 * len(read)  # each with its parts (roles, text), not just <math>
         # one copy of each formula: what is shown is what is read (no drawing hidden from the reader)
-        assert w.page.locator(".katex [aria-hidden]").count() == 0
-        assert w.page.locator(".katex").last.evaluate("k => k.getBoundingClientRect().top") > 10 * PHONE
+        assert w.page.locator(".arithmatex [aria-hidden]").count() == 0
+        assert w.page.locator(".arithmatex math").last.evaluate("k => k.getBoundingClientRect().top") > 10 * PHONE
         assert w.problems() == []
     finally:
         w.close()

@@ -102,15 +102,14 @@ MEASURE = """() => {
 
 # ---------------------------------------------------------------------------- math
 # Every cell of a formula's table (aligned equations, matrices) on screen with something in it: the
-# alignment its table's columnalign asks for (MathML's rule: the last value repeats), and the room
-# left of and right of its content inside the cell's padding.
+# alignment Temml asks for (a class on the cell: tml-right, tml-left, or none for centred), and the
+# room left of and right of its content inside the cell's padding.
 CELLS = """() => [...document.querySelectorAll('article mtd')].filter((td) => td.checkVisibility()).map((td) => {
-  const asked = (td.closest('mtable').getAttribute('columnalign') || 'center').split(/\\s+/);
-  const column = [...td.parentElement.children].indexOf(td);
+  const asked = ['right', 'left'].find((side) => td.classList.contains(`tml-${side}`)) || 'center';
   const box = td.getBoundingClientRect(), cs = getComputedStyle(td);
   const parts = [...td.children].map((c) => c.getBoundingClientRect()).filter((r) => r.width > 0);
   const left = Math.min(...parts.map((r) => r.left)), right = Math.max(...parts.map((r) => r.right));
-  return {align: asked[Math.min(column, asked.length - 1)], text: td.textContent.slice(0, 30), empty: !parts.length,
+  return {align: asked, text: td.textContent.slice(0, 30), empty: !parts.length,
           before: left - box.left - parseFloat(cs.paddingLeft), after: box.right - parseFloat(cs.paddingRight) - right};
 }).filter((cell) => !cell.empty)"""
 # Each paragraph with formulas no taller than a letter (no fraction, script, root or table): its
@@ -155,7 +154,7 @@ CLIP_VIEWS = {LIGHT_DESKTOP, LIGHT_PHONE}  # overflow and scroll regions: the tw
 def _shows_the_page_as_built(page: Page, path: str, scheme: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate" if scheme == "dark" else "default")
     # math is typeset when the page is built: nothing is left for a script to render
-    expect(page.locator(".arithmatex:not(:has(.katex))")).to_have_count(0)
+    expect(page.locator(".arithmatex:not(:has(math))")).to_have_count(0)
     # every widget the build placed mounted without an error
     expect(page.locator("[data-mounted='error']")).to_have_count(0)
     expect(page.locator(".autograd-fallback")).to_have_count(0)
@@ -165,10 +164,10 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     # the theme's stylesheets, the site's, and the styles of what this page has (overrides/main.html)
     sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
     own = sorted(h.rsplit("/", 1)[1] for h in sheets if "assets/stylesheets/" not in h)
-    assert ("math.css" in own) == (page.locator(".katex").count() > 0), (path, own)
+    assert ("math.css" in own) == (page.locator(".arithmatex math").count() > 0), (path, own)
     assert ("widgets.css" in own) == _has_widget(page), (path, own)
     assert ("run.css" in own) == (page.locator("[data-mg-run]").count() > 0), (path, own)
-    assert not any("katex" in u and u.endswith(".js") for u in requested), "math needs no script"
+    assert not any(("katex" in u or "temml" in u) and u.endswith(".js") for u in requested), "math needs no script"
     # the math font comes from the page's <head> (docs/hooks/math_font.py); a font that layout
     # found later would re-wrap the formulas as it arrived and move the text below them
     preloaded = page.eval_on_selector_all("link[rel=preload][as=font]", "ls => ls.map(l => l.href)")
@@ -188,10 +187,11 @@ def _search_runs_the_sites_worker(page: Page, requested: list[str]) -> None:
 
 
 def _aligned_columns_are_placed_as_their_tables_say(page: Page) -> None:
-    # MathML Core browsers ignore a table's columnalign; the build writes it into each cell, and
-    # Chromium honours only some ways of writing it. The = signs of aligned equations line up, and a
-    # matrix's entries are centred, only if this holds. (test_the_site_has_aligned_formulas_and_flat_
-    # paragraphs_to_measure: the site has enough of both for these checks to have something to measure.)
+    # MathML Core browsers ignore a table's columnalign; Temml writes it as a class on each cell,
+    # which math.css turns into the text-align Chromium honours (-webkit-right, -webkit-left). The =
+    # signs of aligned equations line up, and a matrix's entries are centred, only if this holds.
+    # (test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure: the site has enough of both
+    # for these checks to have something to measure.)
     off = {"right": lambda c: c["after"], "left": lambda c: c["before"], "center": lambda c: c["before"] - c["after"]}
     wrong = [c for c in page.evaluate(CELLS) if abs(off[c["align"]](c)) > 1]
     assert wrong == [], wrong[:5]
@@ -380,7 +380,7 @@ def test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure(site_dir):
     paragraphs with formulas no taller than a letter, on the site's pages."""
     pages = [p.read_text(encoding="utf-8") for p in sorted(site_dir.rglob("index.html"))]
     cells = sum(t.count("<mtd") for t in pages)
-    aligned = sum(len(re.findall(r'columnalign="right left', t)) for t in pages)
+    aligned = sum(t.count('<mtd class="tml-right"') and t.count('<mtd class="tml-left"') for t in pages)
     tall = "|".join(TALL.split(", "))
     flat = sum(
         1

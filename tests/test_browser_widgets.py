@@ -610,7 +610,7 @@ CONTRAST = (
   const els = [...root.querySelectorAll('*')].filter(hasText);
   for (const el of els) {
     const cs = getComputedStyle(el);
-    if (cs.display === 'none' || cs.visibility === 'hidden' || el.closest('[hidden], .katex, option, title')) continue;
+    if (cs.display === 'none' || cs.visibility === 'hidden' || el.closest('[hidden], math, option, title')) continue;
     if (el instanceof SVGElement && el.tagName !== 'text' && el.tagName !== 'tspan') continue;
     const bg = background(el);
     const fg = over(rgba(el instanceof SVGElement ? cs.fill : cs.color), bg);

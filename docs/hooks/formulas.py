@@ -1,4 +1,4 @@
-"""Every formula typeset by KaTeX while the site is built (docs/hooks/typeset_math.py says how), and the
+"""Every formula typeset by Temml while the site is built (docs/hooks/typeset_math.py says how), and the
 math font cut to the characters they draw (docs/hooks/math_font.py).
 
 The Markdown extension goes into the site's Markdown settings (`on_config`); each page tells it its

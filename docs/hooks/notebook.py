@@ -70,7 +70,8 @@ def _output(m: re.Match) -> str:
 
 def _formula(tag: str, tex: str, display: bool, where: str) -> str:
     (mathml,) = typeset_math.typeset([(html.unescape(tex), display)], where)
-    return f'<{tag} class="arithmatex">{mathml}</{tag}>'
+    # a display formula in a block of its width, as docs/hooks/typeset_math.py writes it
+    return f'<{tag} class="arithmatex">{f"<span>{mathml}</span>" if display else mathml}</{tag}>'
 
 
 def _math_outside_code(text: str, where: str) -> str:

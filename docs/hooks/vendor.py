@@ -23,9 +23,9 @@ VENDOR = {
     # the charts of the training widget (docs/javascripts/train/), loaded when the reader presses Start
     "vendor/uplot": ("uplot", "dist", ["uPlot.esm.js", "uPlot.min.css"]),
 }
-# used while the site is built, served as they are by no page: KaTeX typesets the math
+# used while the site is built, served as they are by no page: Temml typesets the math
 # (docs/hooks/typeset_math.py), STIX Two Math is cut to the characters it uses (docs/hooks/math_font.py)
-BUILD_ONLY = ["katex", "@fontsource/stix-two-math"]
+BUILD_ONLY = ["temml", "@fontsource/stix-two-math"]
 
 
 def installed(package: str) -> Path:
