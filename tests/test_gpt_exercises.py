@@ -6,7 +6,7 @@ import math
 import pytest
 
 from microgpt.course import capstone, checkers, pieces
-from microgpt.course.checking import TOL, TOL_SHOWN, check
+from microgpt.course.checking import TOL, TOL_SHOWN, check, largest_gap
 from microgpt.course.exercises import first_step, grad
 
 SLIPS = [(name, slip) for name, piece in checkers.PIECES.items() for slip in piece.slips]
@@ -36,8 +36,6 @@ def test_each_slip_is_farther_from_the_engine_than_the_tolerance(name, slip):
     case = checkers.PIECES[name].cases()[0]
     wrong = checkers.PIECES[name].slips[slip].wrong(*case.args)
     parts = wrong if len(case.engine) > 1 else (wrong,)
-    from microgpt.course.checking import largest_gap
-
     assert max(largest_gap(a, b) for a, b in zip(parts, case.engine)) > 1000 * TOL
 
 
@@ -49,7 +47,9 @@ def test_an_answer_off_by_just_under_the_tolerance_passes_and_just_over_fails():
         return relu_backward
 
     assert check(checkers.RELU, nudged(0.5 * TOL)).startswith("✓")
-    assert check(checkers.RELU, nudged(2 * TOL)).startswith("✗ case 1 of 3 (mlp's hidden units at position 0):\n dh: entry 0")
+    verdict = check(checkers.RELU, nudged(2 * TOL))
+    assert verdict.startswith("✗ case 1 of 3 (mlp's hidden units at position 0):\n dh: entry ")
+    assert verdict.endswith(f"off by 2.0e-09, more than {TOL_SHOWN}")
 
 
 @pytest.mark.parametrize(
@@ -98,11 +98,14 @@ def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours
     monkeypatch.setattr(capstone, "_yours", {})
     assert capstone.whose().startswith("yours: none yet")
 
+    assert checkers.check_relu_backward(pieces.relu_backward).startswith("✓")
+    assert capstone.whose().startswith("yours: none yet"), "the page's solution, run as it is, is not the reader's"
+
     def relu_backward(h, g):
-        return [gi if hi > 0 else 0.0 for hi, gi in zip(h, g)]
+        return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
 
     assert checkers.check_relu_backward(relu_backward).startswith("✓")
     assert capstone.pieces()["relu_backward"] is relu_backward
-    assert capstone.whose().startswith("yours: relu_backward;")
+    assert capstone.whose().startswith("yours: relu_backward\n")
     checkers.check_relu_backward(lambda h, g: list(g))  # a wrong one is not kept
     assert capstone.pieces()["relu_backward"] is relu_backward

@@ -1,13 +1,16 @@
 """A checker for each piece of gpt()'s backward: real inputs from a real step, the engine's answer, the usual slips."""
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, check
 from microgpt.course.exercises import data, first_step, grad
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
+
+if TYPE_CHECKING:
+    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 SHOWN = (0, 3, 6)  # the positions of the step whose numbers the checkers use (of its 7)
 
@@ -40,15 +43,19 @@ def _transpose(m: list[list[float]]) -> list[list[float]]:
 
 def _cross_entropy_cases() -> list[Case]:
     step = first_step()
-    n = len(step.positions)
+    T = len(step.positions)
     return [
-        Case(f"position {i}, n = {n}", (data(step.positions[i].probs), step.positions[i].target, n), (grad(step.positions[i].logits),))
+        Case(
+            f"position {i}, T = {T}",
+            (data(step.positions[i].probs), step.positions[i].target, T),
+            (grad(step.positions[i].logits),),
+        )
         for i in SHOWN
     ]
 
 
-def _ce_dz_dp(p, target, n):
-    return [-1 / (n * pj) if j == target else 0.0 for j, pj in enumerate(p)]
+def _ce_dz_dp(p, target, T):
+    return [-1 / (T * pj) if j == target else 0.0 for j, pj in enumerate(p)]
 
 
 CROSS_ENTROPY = Piece(
@@ -56,18 +63,22 @@ CROSS_ENTROPY = Piece(
     ("dz",),
     _cross_entropy_cases,
     {
-        "sign": Slip(lambda p, t, n: _neg(pieces.cross_entropy_backward(p, t, n)), "wrong sign: the gradient is p - y (over n), not y - p"),
-        "no 1/n": Slip(
-            lambda p, t, n: pieces.cross_entropy_backward(p, t, 1),
-            "a constant factor: n times too large. The loss is the mean over n positions, so each position's share is divided by n",
+        "sign": Slip(
+            lambda p, t, T: _neg(pieces.cross_entropy_backward(p, t, T)),
+            "wrong sign: the gradient is (p - y) / T, not (y - p) / T",
+        ),
+        "no 1/T": Slip(
+            lambda p, t, T: pieces.cross_entropy_backward(p, t, 1),
+            "a constant factor: T times too large. The loss is the mean over T positions,\n"
+            " so each position's share is divided by T",
         ),
         "no y": Slip(
-            lambda p, t, n: [pj / n for pj in p],
-            "the true token's entry is 1/n too large: the loss's -z[target] term gives -1 there (the one-hot y)",
+            lambda p, t, T: [pj / T for pj in p],
+            "the true token's entry is 1/T too large: the loss's -z[target] term gives -1 there (the one-hot y)",
         ),
         "target only": Slip(
-            lambda p, t, n: [(pj - 1) / n if j == t else 0.0 for j, pj in enumerate(p)],
-            "only the true token's entry: every other logit is in the sum inside log, so it gets p_j / n too",
+            lambda p, t, T: [(pj - 1) / T if j == t else 0.0 for j, pj in enumerate(p)],
+            "only the true token's entry: every other logit is in the sum inside log, so it gets p_j / T too",
         ),
         "dL/dp": Slip(
             _ce_dz_dp,
@@ -134,7 +145,10 @@ LINEAR = Piece(
 
 def _relu_cases() -> list[Case]:
     step = first_step()
-    return [Case(f"mlp's hidden units at position {i}", (data(p.hidden), grad(p.relu)), (grad(p.hidden),)) for i, p in ((i, step.positions[i]) for i in SHOWN)]
+    return [
+        Case(f"mlp's hidden units at position {i}", (data(p.hidden), grad(p.relu)), (grad(p.hidden),))
+        for i, p in ((i, step.positions[i]) for i in SHOWN)
+    ]
 
 
 RELU = Piece(
@@ -168,7 +182,7 @@ EPS = 1e-5  # rmsnorm()'s epsilon
 def _rmsnorm_cases() -> list[Case]:
     step = first_step()
     p0, p3, p6 = (step.positions[i] for i in SHOWN)
-    cases = []
+    cases: list[Case] = []
     for label, x in (
         ("the embedding sum at position 0", data(p0.embedded)),
         ("x1, the stream after attention, at position 3", data(p3.x1)),
@@ -212,11 +226,13 @@ RMSNORM = Piece(
         ),
         "no 2": Slip(
             lambda x, g: _rms(x, g, c=0.5),
-            "a constant factor: the mean term is half the engine's. d(ms)/dx_j is 2 x_j / n: the 2 of x_j**2 is missing",
+            "a constant factor: the mean term is half the engine's.\n"
+            " d(ms)/dx_j is 2 x_j / n: the 2 of x_j**2 is missing",
         ),
         "no half": Slip(
             lambda x, g: _rms(x, g, c=2.0),
-            "a constant factor: the mean term is twice the engine's. d/dms (ms + eps)**-0.5 is -0.5 r**3: the 1/2 is missing",
+            "a constant factor: the mean term is twice the engine's.\n"
+            " d/dms (ms + eps)**-0.5 is -0.5 r**3: the 1/2 is missing",
         ),
         "r not cubed": Slip(
             lambda x, g: _rms(x, g, power=1),
@@ -268,7 +284,9 @@ def _softmax_cases() -> list[Case]:
         s = [Value(v) for v in _head_scores(i, h)]
         w = softmax(s)
         # gamma = dL/dw: the head's share of the gradient at attention's output, through attn_wo, dotted with each value
-        d_mixed = pieces.linear_backward(_matrix("layer0.attn_wo"), [0.0] * len(_matrix("layer0.attn_wo")[0]), grad(step.positions[i].attn_out))[1]
+        d_mixed = pieces.linear_backward(
+            _matrix("layer0.attn_wo"), [0.0] * len(_matrix("layer0.attn_wo")[0]), grad(step.positions[i].attn_out)
+        )[1]
         g = d_mixed[h * d_h : (h + 1) * d_h]
         gamma = [math.fsum(a * b for a, b in zip(g, data(v)[h * d_h : (h + 1) * d_h])) for v in step.values[: i + 1]]
         sum(gt * wt for gt, wt in zip(gamma, w)).backward()
@@ -335,12 +353,18 @@ def _attention_cases() -> list[Case]:
     cases = []
     for T in (len(xs), 3):
         args = (xs[:T], *mats, n_head, gs[:T])
-        cases.append(Case(f"the step's {T} first positions" if T < len(xs) else f"the whole step, {T} positions", args, _attention_by_engine(xs[:T], mats, n_head, gs[:T])))
+        cases.append(
+            Case(
+                f"the step's {T} first positions" if T < len(xs) else f"the whole step, {T} positions",
+                args,
+                _attention_by_engine(xs[:T], mats, n_head, gs[:T]),
+            )
+        )
     return cases
 
 
 def attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip=""):
-    """attention_backward as pieces.attention_backward computes it, with one named slip (the checker's wrong variants)."""
+    """pieces.attention_backward with one named slip in it: the attention checker's wrong variants."""
     T, d_h = len(xs), len(xs[0]) // n_head
     scale = 1.0 if slip == "no scale" else 1 / math.sqrt(d_h)
     qs = [[sum(a * b for a, b in zip(row, x)) for row in wq] for x in xs]
@@ -354,7 +378,7 @@ def attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip=""):
             hs = slice(h * d_h, (h + 1) * d_h)
             s = [sum(a * b for a, b in zip(qs[i][hs], ks[t][hs])) / math.sqrt(d_h) for t in range(i + 1)]
             e = [math.exp(st - max(s)) for st in s]
-            w = [et / sum(e) for et in e]
+            w = [et / math.fsum(e) for et in e]
             heads.append((hs, w))
             mixed += [sum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(d_h)]
         dwo_i, dmixed = pieces.linear_backward(wo, mixed, gs[i])
@@ -365,12 +389,12 @@ def attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip=""):
             gamma = [sum(a * b for a, b in zip(g, vs[t][hs])) for t in range(i + 1)]
             ds = _softmax_slip(w, gamma, diagonal=slip == "softmax diagonal")
             for t in range(i + 1):
-                if slip == "no cache" and t != i:
-                    continue  # the slip: keys and values gather only from their own position's query
+                cached = slip != "no cache" or t == i  # the slip: keys and values only from their own query
                 for j in range(d_h):
                     dqs[i][hs.start + j] += ds[t] * ks[t][hs][j] * scale
-                    dks[t][hs.start + j] += ds[t] * qs[i][hs][j] * scale
-                    dvs[t][hs.start + j] += (1.0 if slip == "dv without w" else w[t]) * g[j]
+                    if cached:
+                        dks[t][hs.start + j] += ds[t] * qs[i][hs][j] * scale
+                        dvs[t][hs.start + j] += (1.0 if slip == "dv without w" else w[t]) * g[j]
     dxs = [[0.0] * len(x) for x in xs]
     grads = []
     for path, w_, ds_ in (("q", wq, dqs), ("k", wk, dks), ("v", wv, dvs)):
@@ -389,9 +413,14 @@ def attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip=""):
 
 
 def _att(slip: str):
-    return lambda *args: attention_with_slip(*args, slip=slip)
+    def wrong(xs, wq, wk, wv, wo, n_head, gs):
+        return attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip)
+
+    return wrong
 
 
+TRANSPOSED = "a transpose: dL/dW is g x^T, entry [i][j] = g[i] * x[j]"
+NOT_SUMMED = "a sum over positions left out: the matrix is used at every position, so its gradient adds up over them"
 ATTENTION_HINTS = {
     "sign": "wrong sign",
     "no scale": "a constant factor: the scores are q . k_t / sqrt(d_h), so dq and dk_t carry the same 1 / sqrt(d_h)",
@@ -404,14 +433,14 @@ ATTENTION_HINTS = {
     "no v path": "a path left out: x reaches the output through q, k and v; dL/dx is missing the v path, wv^T dv",
     "softmax diagonal": "the softmax's diagonal only, w_t (1 - w_t) gamma_t: every w_u depends on s_t too (-w_t w_u)",
     "dv without w": "dL/dv_t is w_t times g: the value enters the output weighted by w_t",
-    "dwq transposed": "a transpose: dL/dW is g x^T, entry [i][j] = g[i] * x[j]",
-    "dwk transposed": "a transpose: dL/dW is g x^T, entry [i][j] = g[i] * x[j]",
-    "dwv transposed": "a transpose: dL/dW is g x^T, entry [i][j] = g[i] * x[j]",
-    "dwo transposed": "a transpose: dL/dW is g x^T, entry [i][j] = g[i] * x[j]",
-    "dwq last only": "a sum over positions left out: the matrix is used at every position, so its gradient adds up over them",
-    "dwk last only": "a sum over positions left out: the matrix is used at every position, so its gradient adds up over them",
-    "dwv last only": "a sum over positions left out: the matrix is used at every position, so its gradient adds up over them",
-    "dwo last only": "a sum over positions left out: the matrix is used at every position, so its gradient adds up over them",
+    "dwq transposed": TRANSPOSED,
+    "dwk transposed": TRANSPOSED,
+    "dwv transposed": TRANSPOSED,
+    "dwo transposed": TRANSPOSED,
+    "dwq last only": NOT_SUMMED,
+    "dwk last only": NOT_SUMMED,
+    "dwv last only": NOT_SUMMED,
+    "dwo last only": NOT_SUMMED,
 }
 
 ATTENTION = Piece(
@@ -431,8 +460,16 @@ def _embedding_cases() -> list[Case]:
     grads = [grad(p.embedded) for p in step.positions]
     tokens = [p.token for p in step.positions]
     return [
-        Case(f"wte: {len(sd['wte'])} rows, tokens {tokens}", (len(sd["wte"]), tokens, grads), ([grad(r) for r in sd["wte"]],)),
-        Case(f"wpe: {len(sd['wpe'])} rows, positions 0 to {len(grads) - 1}", (len(sd["wpe"]), list(range(len(grads))), grads), ([grad(r) for r in sd["wpe"]],)),
+        Case(
+            f"wte: {len(sd['wte'])} rows, tokens {tokens}",
+            (len(sd["wte"]), tokens, grads),
+            ([grad(r) for r in sd["wte"]],),
+        ),
+        Case(
+            f"wpe: {len(sd['wpe'])} rows, positions 0 to {len(grads) - 1}",
+            (len(sd["wpe"]), list(range(len(grads))), grads),
+            ([grad(r) for r in sd["wpe"]],),
+        ),
     ]
 
 
@@ -478,7 +515,7 @@ PIECES = {p.name: p for p in (CROSS_ENTROPY, LINEAR, RELU, RMSNORM, SOFTMAX, ATT
 
 
 def check_cross_entropy_backward(backward) -> str:
-    """Check cross_entropy_backward(p, target, n) -> dz on three positions of the step."""
+    """Check cross_entropy_backward(p, target, T) -> dz on three positions of the step."""
     return _checked(CROSS_ENTROPY, backward)
 
 

@@ -17,7 +17,7 @@ TOL_SHOWN = "1e-9"  # TOL as the success line prints it
 
 @dataclass
 class Case:
-    """One call of the reader's function: a label for where the numbers come from, its arguments, the engine's answer."""
+    """One call of the reader's function: where its numbers come from, its arguments, the engine's answer."""
 
     label: str
     args: tuple

@@ -7,10 +7,10 @@ their own.
 import math
 
 
-def cross_entropy_backward(p, target, n):
-    """dL/dz, where p = softmax(z) and L is the mean of -log p[target] over n positions."""
+def cross_entropy_backward(p, target, T):
+    """dL/dz, where p = softmax(z) and L is the mean of -log p[target] over T positions."""
     y = [1.0 if j == target else 0.0 for j in range(len(p))]  # one-hot
-    return [(pj - yj) / n for pj, yj in zip(p, y)]
+    return [(pj - yj) / T for pj, yj in zip(p, y)]
 
 
 def linear_backward(w, x, g):
@@ -64,7 +64,7 @@ def attention_backward(xs, wq, wk, wv, wo, n_head, gs):
             mixed += [sum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(d_h)]
         dwo_i, dmixed = linear_backward(wo, mixed, gs[i])
         dwo = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(dwo, dwo_i)]
-        for h, (hs, w) in enumerate(heads):
+        for hs, w in heads:
             g = dmixed[hs]
             gamma = [sum(a * b for a, b in zip(g, vs[t][hs])) for t in range(i + 1)]  # dL/dw_t
             ds = softmax_backward(w, gamma)
