@@ -41,9 +41,14 @@ def pieces() -> dict[str, Callable]:
     return {name: _yours.get(name, getattr(solutions, name)) for name in NAMES}
 
 
+def yours() -> list[str]:
+    """The names of the pieces the reader wrote, in the chapter's order."""
+    return [name for name in NAMES if name in _yours]
+
+
 def whose() -> str:
     """Which pieces are the reader's, in one line."""
-    mine = ", ".join(name for name in NAMES if name in _yours) or "none yet"
+    mine = ", ".join(yours()) or "none yet"
     theirs = ", ".join(name for name in NAMES if name not in _yours) or "none"
     return f"yours: {mine}\nthe solutions': {theirs}"
 
