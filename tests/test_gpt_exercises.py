@@ -2,6 +2,7 @@
 agrees with its one tolerance; the capstone's manual backward matches the engine over a whole step."""
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +110,31 @@ def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours
     assert capstone.whose().startswith("yours: relu_backward\n")
     checkers.check_relu_backward(lambda h, g: list(g))  # a wrong one is not kept
     assert capstone.pieces()["relu_backward"] is relu_backward
+
+
+def test_a_kept_piece_still_runs_after_its_blocks_namespace_is_cleared(monkeypatch):
+    """The page's Python clears a block's namespace after the block; the capstone keeps a copy that works."""
+    monkeypatch.setattr(capstone, "_yours", {})
+    namespace: dict = {}
+    source = (
+        "import math\n"
+        "def rmsnorm_backward(x, g):\n"
+        "    r = 1 / math.sqrt(sum(v * v for v in x) / len(x) + 1e-5)\n"
+        "    gx = sum(a * b for a, b in zip(g, x))\n"
+        "    return [r * gi - r**3 * gx / len(x) * xi for gi, xi in zip(g, x)]\n"
+    )
+    exec(source, namespace)
+    assert checkers.check_rmsnorm_backward(namespace["rmsnorm_backward"]).startswith("✓")
+    namespace.clear()
+    step = first_step()
+    loss, _ = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
+    assert capstone.yours() == ["rmsnorm_backward"] and loss == pytest.approx(step.loss.data, abs=1e-12)
+
+
+def test_the_pages_solutions_run_from_their_own_source_are_not_counted_as_the_readers(monkeypatch):
+    monkeypatch.setattr(capstone, "_yours", {})
+    namespace: dict = {}
+    exec(compile(Path(pieces.__file__).read_text(encoding="utf-8"), "<page>", "exec"), namespace)
+    for name in capstone.NAMES:
+        assert checkers.PIECES[name] and checkers._checked(checkers.PIECES[name], namespace[name]).startswith("✓")
+    assert capstone.yours() == []

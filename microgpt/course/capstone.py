@@ -4,8 +4,10 @@ The pieces a reader's checker accepted are kept here (keep()), for the rest of t
 piece a reader has not written is the solution's, from microgpt.course.pieces.
 """
 
+import dis
 import math
 import time
+import types
 from collections.abc import Callable
 
 from microgpt.course import pieces as solutions
@@ -30,10 +32,21 @@ def keep(name: str, backward: Callable) -> None:
     """Use the reader's backward for this piece from now on (its checker accepted it)."""
     if name not in NAMES:
         raise ValueError(f"no piece named {name!r}")
-    solution = getattr(solutions, name)
-    if getattr(backward, "__code__", None) is not None and backward.__code__.co_code == solution.__code__.co_code:
-        return  # the page's solution, run as it stands: not the reader's own
-    _yours[name] = backward
+    code = getattr(backward, "__code__", None)
+    if code is None:
+        _yours[name] = backward
+    elif _instructions(code) != _instructions(getattr(solutions, name).__code__):  # else: the page's solution
+        # a copy with its own globals: the page's Python clears a block's namespace once the block has run
+        _yours[name] = types.FunctionType(
+            code, dict(backward.__globals__), name, backward.__defaults__, backward.__closure__
+        )
+
+
+def _instructions(code: types.CodeType) -> list:
+    """What a function does, instruction by instruction, without line numbers: equal for equal source."""
+    inner = [_instructions(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    ops = [(i.opname, None if isinstance(i.argval, types.CodeType) else i.argval) for i in dis.get_instructions(code)]
+    return ops + inner  # a code object's own address would differ between two compilations
 
 
 def pieces() -> dict[str, Callable]:
