@@ -5,7 +5,9 @@ piece a reader has not written is the solution's, from microgpt.course.pieces.
 """
 
 import dis
+import inspect
 import math
+import textwrap
 import time
 import types
 from collections.abc import Callable
@@ -35,18 +37,35 @@ def keep(name: str, backward: Callable) -> None:
     code = getattr(backward, "__code__", None)
     if code is None:
         _yours[name] = backward
-    elif _instructions(code) != _instructions(getattr(solutions, name).__code__):  # else: the page's solution
+    elif not _is_solution(backward, getattr(solutions, name)):
         # a copy with its own globals: the page's Python clears a block's namespace once the block has run
         _yours[name] = types.FunctionType(
             code, dict(backward.__globals__), name, backward.__defaults__, backward.__closure__
         )
 
 
+def _is_solution(backward: Callable, solution: Callable) -> bool:
+    """Is this the page's solution, run as the page shows it? By its source where Python can find it
+    (the page's Python records each block's lines), else by its instructions."""
+    try:
+        return textwrap.dedent(inspect.getsource(backward)) == textwrap.dedent(inspect.getsource(solution))
+    except (OSError, TypeError):
+        return _instructions(backward.__code__) == _instructions(solution.__code__)
+
+
 def _instructions(code: types.CodeType) -> list:
     """What a function does, instruction by instruction, without line numbers: equal for equal source."""
     inner = [_instructions(c) for c in code.co_consts if isinstance(c, types.CodeType)]
-    ops = [(i.opname, None if isinstance(i.argval, types.CodeType) else i.argval) for i in dis.get_instructions(code)]
-    return ops + inner  # a code object's own address would differ between two compilations
+    ops = [
+        # a code object's address, and a jump's offset (NOPs for line events move it), differ between compilations
+        (i.opname, None if isinstance(i.argval, types.CodeType) or i.opcode in JUMPS else i.argval)
+        for i in dis.get_instructions(code)
+        if i.opname != "NOP"
+    ]
+    return ops + inner
+
+
+JUMPS = set(dis.hasjump) if hasattr(dis, "hasjump") else set(dis.hasjrel) | set(dis.hasjabs)
 
 
 def pieces() -> dict[str, Callable]:
