@@ -356,3 +356,34 @@ def test_new_leaf_values_come_back_as_the_engines_trace(kept, run_url):
     assert (grads["a"], grads["b"], grads["d"]) == (leaves["b"], leaves["a"], 1.0)
     bad = page.evaluate(LEAVES_JS, ["no-such-preset", leaves])
     assert set(bad) == {"error"} and bad["error"]
+
+
+# ---------------------------------------------------------------------------- the GPT chapter's capstone
+MY_RELU = """from microgpt.course.checkers import check_relu_backward
+
+
+def relu_backward(h, g):
+    return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
+
+
+print(check_relu_backward(relu_backward))"""
+
+
+def test_a_piece_the_reader_wrote_survives_a_reload_and_the_capstone_names_it(watched, run_url):
+    page = watched.page
+    open_page(page, f"{run_url}{PREFIX}gpt-block/")
+    exercise = page.locator(".mg-run").filter(has_text="check_relu_backward").first
+    exercise.get_by_role("button", name="Edit").click()
+    exercise.get_by_role("textbox").fill(MY_RELU)
+    exercise.get_by_role("button", name=re.compile(r"^Run")).click()
+    assert _wait_done(page, exercise) == "done"
+    assert _stdout(exercise).startswith("✓ relu_backward agrees with the engine")
+
+    open_page(page, f"{run_url}{PREFIX}gpt-capstone/")  # a reload: a new page, a new Python
+    whose = page.locator(".mg-run").filter(has_text="capstone.whose()").first
+    whose.get_by_role("button", name=re.compile(r"^Run")).click()
+    assert _wait_done(page, whose) == "done"
+    assert _stdout(whose).startswith(
+        "yours: relu_backward\nthe solutions': cross_entropy_backward, linear_backward, rmsnorm"
+    )
+    assert whose.locator(".mg-run__verdict").get_attribute("data-verdict") == "mismatch"

@@ -1,49 +1,40 @@
-"""The backward rules "Backprop inside the GPT" writes by hand, taken from the page itself, against
-central differences and the engine; the recorded step against gpt(); and the RMSNorm exercise's checker."""
+"""The backward rules of the "Backprop inside the GPT" chapter (the solutions its pages show, from
+microgpt.course.pieces) against central differences and the engine; and the recorded step against gpt()."""
 
-import contextlib
-import io
 import math
 import random
 import subprocess
 import sys
-from pathlib import Path
 
-import mdblocks
 import pytest
 from gradcheck import central_difference
 
 from microgpt import GPTConfig, Model, Value, gpt
-from microgpt.course.exercises import check_rmsnorm_backward, data, record, rmsnorm_grad_by_engine
-from microgpt.model import rmsnorm, softmax
+from microgpt.course import pieces
+from microgpt.course.exercises import data, record
+from microgpt.model import attention, rmsnorm, softmax
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "docs" / "gpt-backprop.md"
 RULES = (
     "cross_entropy_backward",
     "linear_backward",
     "relu_backward",
     "rmsnorm_backward",
     "softmax_backward",
-    "head_forward",
-    "head_backward",
+    "attention_backward",
     "embedding_backward",
 )
 
 
 @pytest.fixture(scope="module")
 def rules():
-    """Each rule as the page defines it last (the exercise's first attempt is replaced by a correct one)."""
-    page = mdblocks.parse(PAGE.read_text(encoding="utf-8"), "gpt-backprop.md", ROOT)
-    assert not page.problems
-    found = {}
-    for chain in page.chains():
-        namespace: dict = {"__name__": "page_block"}
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile("".join(block.code for block in chain), str(PAGE), "exec"), namespace)
-        found.update({name: namespace[name] for name in RULES if name in namespace})
-    assert set(found) == set(RULES)
-    return found
+    """Each rule as the chapter's pages show it: they embed these functions as the exercises' solutions."""
+    return {name: getattr(pieces, name) for name in RULES}
+
+
+def rmsnorm_grad_by_engine(x, g):
+    xs = [Value(v) for v in x]
+    sum(gi * yi for gi, yi in zip(g, rmsnorm(xs))).backward()
+    return [v.grad for v in xs]
 
 
 def vector(rng, n, std=1.0):
@@ -138,23 +129,27 @@ def test_softmax_rule_matches_central_differences(rules, seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_attention_head_rule_matches_central_differences_for_query_keys_and_values(rules, seed):
+def test_attention_rule_matches_central_differences_for_inputs_and_all_four_matrices(rules, seed):
     rng = random.Random(seed)
-    d, n = 4, 3
-    q, g = vector(rng, d), vector(rng, d)
-    ks, vs = [vector(rng, d) for _ in range(n)], [vector(rng, d) for _ in range(n)]
-    _, w, a = rules["head_forward"](q, ks, vs)
-    dq, dks, dvs, _, _ = rules["head_backward"](q, ks, vs, w, g)
+    T, n, n_head = 3, 4, 2
+    xs = [vector(rng, n) for _ in range(T)]
+    mats = [[vector(rng, n) for _ in range(n)] for _ in range(4)]
+    gs = [vector(rng, n) for _ in range(T)]
+    dxs, *dws = rules["attention_backward"](xs, *mats, n_head, gs)
 
-    def head(flat):  # the head's output as a function of q, then every key, then every value
-        q_, rest = flat[:d], flat[d:]
-        ks_ = [rest[t * d : (t + 1) * d] for t in range(n)]
-        vs_ = [rest[(n + t) * d : (n + t + 1) * d] for t in range(n)]
-        return rules["head_forward"](q_, ks_, vs_)[2]
+    def forward(flat):  # every position's output, as a function of the inputs then the four matrices
+        xs_ = [flat[t * n : (t + 1) * n] for t in range(T)]
+        rest = flat[T * n :]
+        ms = [[rest[(k * n + i) * n : (k * n + i + 1) * n] for i in range(n)] for k in range(4)]
+        sd = {f"layer0.attn_w{c}": [[Value(v) for v in row] for row in m] for c, m in zip("qkvo", ms)}
+        model = Model(GPTConfig(vocab_size=1, n_embd=n, n_head=n_head, block_size=T), sd)
+        keys, values = [[]], [[]]
+        return [o.data for x in xs_ for o in attention([Value(v) for v in x], 0, model, keys, values)]
 
-    flat = q + [v for k in ks for v in k] + [u for v in vs for u in v]
-    measured = vjp_by_central_differences(head, flat, g)
-    assert_close(dq + [v for k in dks for v in k] + [u for v in dvs for u in v], measured)
+    flat = [v for x in xs for v in x] + [v for m in mats for row in m for v in row]
+    measured = vjp_by_central_differences(forward, flat, [v for g in gs for v in g])
+    mine = [v for x in dxs for v in x] + [v for m in dws for row in m for v in row]
+    assert_close(mine, measured)
 
 
 def test_embedding_rule_adds_into_rows_used_twice_and_leaves_others_zero(rules):
@@ -178,71 +173,7 @@ def test_record_refuses_a_model_with_more_than_one_block():
         record(Model.init(GPTConfig(vocab_size=5, n_layer=2, n_embd=4, n_head=1)), [0, 1])
 
 
-def correct(x, g):
-    n = len(x)
-    r = (sum(v * v for v in x) / n + 1e-5) ** -0.5
-    gx = sum(a * b for a, b in zip(g, x))
-    return [r * gi - r**3 * gx / n * xi for gi, xi in zip(g, x)]
-
-
-def test_the_checker_accepts_a_correct_backward():
-    assert check_rmsnorm_backward(correct).startswith("✓ correct agrees with the engine on all 3 cases")
-
-
-def direct_only(x, g):
-    r = (sum(v * v for v in x) / len(x) + 1e-5) ** -0.5
-    return [r * gi for gi in g]
-
-
-def raises(x, g):
-    return [1 / 0]
-
-
-def mutates(x, g):
-    x[0] = 0.0
-    return correct(x, g)
-
-
-WRONG = {
-    "wrong sign": lambda x, g: [-v for v in correct(x, g)],
-    "a missing term: you have only the direct path": direct_only,
-    "a missing term: you have the path through the mean square, but not the direct one": (
-        lambda x, g: [a - b for a, b in zip(correct(x, g), direct_only(x, g))]
-    ),
-    "n times too large": lambda x, g: [c + (len(x) - 1) * (c - d) for c, d in zip(correct(x, g), direct_only(x, g))],
-    "without eps": lambda x, g: [
-        (sum(v * v for v in x) / len(x)) ** -0.5 * gi
-        - (sum(v * v for v in x) / len(x)) ** -1.5 * sum(a * b for a, b in zip(g, x)) / len(x) * xi
-        for gi, xi in zip(g, x)
-    ],
-    "the term has r**3, not r": lambda x, g: [
-        d - (sum(v * v for v in x) / len(x) + 1e-5) ** -0.5 * sum(a * b for a, b in zip(g, x)) / len(x) * xi
-        for d, xi in zip(direct_only(x, g), x)
-    ],
-    "shape: return one number per entry of x (16), not 15": lambda x, g: correct(x, g)[:-1],
-    "shape: return a list of 16 numbers, one per entry of x, not a float": lambda x, g: 0.0,
-    "entry 0 is a Value: return plain numbers": lambda x, g: [Value(v) for v in correct(x, g)],
-    "raised ZeroDivisionError": raises,
-    "changed its arguments": mutates,
-    "entry 3 is": lambda x, g: [v + (i == 3) for i, v in enumerate(correct(x, g))],
-}
-
-
-@pytest.mark.parametrize("words", WRONG)
-def test_the_checker_says_what_is_wrong(words):
-    verdict = check_rmsnorm_backward(WRONG[words])
-    where, what = verdict.split("\n", 1)
-    assert where == "✗ case 1 of 3 (x has 16 entries):" and words in what, verdict
-
-
-def test_the_checker_catches_code_that_hard_codes_a_length():
-    def only_sixteen(x, g):
-        return correct(x, g) if len(x) == 16 else [0.0] * 16
-
-    assert check_rmsnorm_backward(only_sixteen).startswith("✗ case 3 of 3 (x has 3 entries):\n shape:")
-
-
-def test_the_checker_imports_in_a_fresh_interpreter_without_running_anything():
-    code = "import microgpt.course.exercises as e; print(callable(e.check_rmsnorm_backward))"
+def test_the_checkers_import_in_a_fresh_interpreter_without_running_anything():
+    code = "import microgpt.course.checkers as c; print(callable(c.check_rmsnorm_backward))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout == "True\n" and out.stderr == ""

@@ -1,5 +1,6 @@
 // Run buttons for the code blocks the build marked (data-mg-run, data-mg-cont, data-mg-needs,
 // data-mg-expected): run in the reader's browser, edit, reset, and compare with the checked output.
+import { restorePieces, rememberPiece } from "./pieces.js";
 import { getPython, resetPython } from "./python.js";
 import { SITE_ROOT } from "./root.js";
 
@@ -77,9 +78,12 @@ async function execute(el, blocks) {
   setStatus(ui, "Running…", null);
   const chain = chainOf(el, blocks);
   const names = chain.map((b, k) => (chain.length === 1 ? "<example>" : `<example, part ${k + 1} of ${chain.length}>`));
+  const sources = chain.map(sourceOf);
+  await restorePieces(python, sources); // the pieces of the GPT chapter the reader wrote, for its capstone
   const started = performance.now();
-  const [stdout, stderr, ok] = await python.runChain(chain.map(sourceOf), names);
+  const [stdout, stderr, ok] = await python.runChain(sources, names);
   const ms = performance.now() - started;
+  rememberPiece(sources, stdout, ok);
   el.dataset.mgMs = String(Math.round(ms));
   showResult(el, stdout, stderr, ok, chain, ms / 1000);
 }

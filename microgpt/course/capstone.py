@@ -1,0 +1,197 @@
+"""The capstone: gpt()'s backward over a whole document from the chapter's pieces, on floats, and training with it.
+
+The pieces a reader's checker accepted are kept here (keep()), for the rest of this Python session; every
+piece a reader has not written is the solution's, from microgpt.course.pieces.
+"""
+
+import dis
+import inspect
+import math
+import textwrap
+import time
+import types
+from collections.abc import Callable
+
+from microgpt.course import pieces as solutions
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.train import cyclic_gc_paused, train_step
+
+NAMES = (
+    "cross_entropy_backward",
+    "linear_backward",
+    "relu_backward",
+    "rmsnorm_backward",
+    "softmax_backward",
+    "attention_backward",
+    "embedding_backward",
+)
+_yours: dict[str, Callable] = {}
+Floats = list[list[float]]
+
+
+def keep(name: str, backward: Callable) -> None:
+    """Use the reader's backward for this piece from now on (its checker accepted it)."""
+    if name not in NAMES:
+        raise ValueError(f"no piece named {name!r}")
+    code = getattr(backward, "__code__", None)
+    if code is None:
+        _yours[name] = backward
+    elif not _is_solution(backward, getattr(solutions, name)):
+        # a copy with its own globals: the page's Python clears a block's namespace once the block has run
+        _yours[name] = types.FunctionType(
+            code, dict(backward.__globals__), name, backward.__defaults__, backward.__closure__
+        )
+
+
+def _is_solution(backward: Callable, solution: Callable) -> bool:
+    """Is this the page's solution, run as the page shows it? By its source where Python can find it
+    (the page's Python records each block's lines), else by its instructions."""
+    try:
+        return textwrap.dedent(inspect.getsource(backward)) == textwrap.dedent(inspect.getsource(solution))
+    except (OSError, TypeError):
+        return _instructions(backward.__code__) == _instructions(solution.__code__)
+
+
+def _instructions(code: types.CodeType) -> list:
+    """What a function does, instruction by instruction, without line numbers: equal for equal source."""
+    inner = [_instructions(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    ops = [
+        # a code object's address, and a jump's offset (NOPs for line events move it), differ between compilations
+        (i.opname, None if isinstance(i.argval, types.CodeType) or i.opcode in JUMPS else i.argval)
+        for i in dis.get_instructions(code)
+        if i.opname != "NOP"
+    ]
+    return ops + inner
+
+
+JUMPS = set(dis.hasjump) if hasattr(dis, "hasjump") else set(dis.hasjrel) | set(dis.hasjabs)
+
+
+def pieces() -> dict[str, Callable]:
+    """Each piece: the reader's where their checker accepted one, else the solution's."""
+    return {name: _yours.get(name, getattr(solutions, name)) for name in NAMES}
+
+
+def yours() -> list[str]:
+    """The names of the pieces the reader wrote, in the chapter's order."""
+    return [name for name in NAMES if name in _yours]
+
+
+def whose() -> str:
+    """Which pieces are the reader's, in one line."""
+    mine = ", ".join(yours()) or "none yet"
+    theirs = ", ".join(name for name in NAMES if name not in _yours) or "none"
+    return f"yours: {mine}\nthe solutions': {theirs}"
+
+
+def float_linear(x: list[float], w: Floats) -> list[float]:
+    return [sum(wi * xi for wi, xi in zip(row, x)) for row in w]
+
+
+def float_rmsnorm(x: list[float]) -> list[float]:
+    scale = (sum(xi * xi for xi in x) / len(x) + 1e-5) ** -0.5
+    return [xi * scale for xi in x]
+
+
+def float_softmax(z: list[float]) -> list[float]:
+    e = [math.exp(v - max(z)) for v in z]
+    return [v / sum(e) for v in e]
+
+
+def float_attention(xs: Floats, sd: dict[str, Floats], n_head: int) -> Floats:
+    """Causal attention over every position at once, as gpt() computes it one position at a time."""
+    d_h = len(xs[0]) // n_head
+    qs, ks, vs = ([float_linear(x, sd[f"layer0.attn_w{c}"]) for x in xs] for c in "qkv")
+    outs = []
+    for i, q in enumerate(qs):
+        mixed: list[float] = []
+        for h in range(n_head):
+            hs = slice(h * d_h, (h + 1) * d_h)
+            w = float_softmax([sum(a * b for a, b in zip(q[hs], k[hs])) / d_h**0.5 for k in ks[: i + 1]])
+            mixed += [sum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(d_h)]
+        outs.append(float_linear(mixed, sd["layer0.attn_wo"]))
+    return outs
+
+
+def loss_and_grads(config: GPTConfig, sd: dict[str, Floats], tokens: list[int]) -> tuple[float, dict[str, Floats]]:
+    """The mean loss of one document and every matrix's gradient: gpt()'s forward and backward on floats, no graph."""
+    if config.n_layer != 1:
+        raise ValueError(f"the capstone follows a one-block model, not n_layer={config.n_layer}")
+    p = pieces()
+    T = len(tokens) - 1
+    emb = [[a + b for a, b in zip(sd["wte"][tok], sd["wpe"][i])] for i, tok in enumerate(tokens[:T])]
+    x0 = [float_rmsnorm(e) for e in emb]
+    attn_in = [float_rmsnorm(x) for x in x0]
+    x1 = [[a + b for a, b in zip(o, x)] for o, x in zip(float_attention(attn_in, sd, config.n_head), x0)]
+    mlp_in = [float_rmsnorm(x) for x in x1]
+    hidden = [float_linear(x, sd["layer0.mlp_fc1"]) for x in mlp_in]
+    relu = [[max(0.0, v) for v in h] for h in hidden]
+    x2 = [[a + b for a, b in zip(float_linear(r, sd["layer0.mlp_fc2"]), x)] for r, x in zip(relu, x1)]
+    probs = [float_softmax(float_linear(x, sd["lm_head"])) for x in x2]
+    loss = sum(-math.log(pr[tokens[i + 1]]) for i, pr in enumerate(probs)) / T
+
+    grads = {name: [[0.0] * len(row) for row in m] for name, m in sd.items()}
+
+    def add(name: str, dw: Floats) -> None:
+        grads[name] = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(grads[name], dw)]
+
+    dx1s = []
+    for i in range(T):  # backwards through the output end and the MLP, position by position
+        dz = p["cross_entropy_backward"](probs[i], tokens[i + 1], T)
+        dw, dx2 = p["linear_backward"](sd["lm_head"], x2[i], dz)
+        add("lm_head", dw)
+        dw, drelu = p["linear_backward"](sd["layer0.mlp_fc2"], relu[i], dx2)  # mlp_out's gradient is x2's
+        add("layer0.mlp_fc2", dw)
+        dw, dmlp_in = p["linear_backward"](sd["layer0.mlp_fc1"], mlp_in[i], p["relu_backward"](hidden[i], drelu))
+        add("layer0.mlp_fc1", dw)
+        dx1s.append([a + b for a, b in zip(dx2, p["rmsnorm_backward"](x1[i], dmlp_in))])  # the residual add
+    mats = [sd[f"layer0.attn_w{c}"] for c in "qkvo"]
+    dxs, *dws = p["attention_backward"](attn_in, *mats, config.n_head, dx1s)  # attn_out's gradient is x1's
+    for c, dw in zip("qkvo", dws):
+        add(f"layer0.attn_w{c}", dw)
+    dembs = []
+    for i in range(T):
+        dx0 = [a + b for a, b in zip(dx1s[i], p["rmsnorm_backward"](x0[i], dxs[i]))]
+        dembs.append(p["rmsnorm_backward"](emb[i], dx0))
+    add("wte", p["embedding_backward"](len(sd["wte"]), tokens[:T], dembs))
+    add("wpe", p["embedding_backward"](len(sd["wpe"]), list(range(T)), dembs))
+    return loss, grads
+
+
+def floats(model: Model) -> dict[str, Floats]:
+    """The model's parameters as plain numbers."""
+    return {name: [[v.data for v in row] for row in m] for name, m in model.state_dict.items()}
+
+
+def manual_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
+    """One training step with the manual backward: its gradients go into .grad, and Adam steps as usual."""
+    loss, grads = loss_and_grads(model.config, floats(model), tokens)
+    for name, m in model.state_dict.items():
+        for row, grow in zip(m, grads[name]):
+            for v, gv in zip(row, grow):
+                v.grad = gv  # type: ignore[assignment]  # Value.grad starts as the int 0, and holds floats after
+    optimizer.step()
+    return loss
+
+
+def side_by_side(
+    config: GPTConfig, docs: list[list[int]], steps: int, seed: int = 42
+) -> list[tuple[float, float, float, float]]:
+    """Train two copies of one model, one with the engine's backward and one with the manual one.
+
+    Each step: (engine loss, manual loss, engine seconds, manual seconds); a step's time covers its
+    forward pass, its backward and Adam's update.
+    """
+    engine, manual = Model.init(config, seed), Model.init(config, seed)
+    opt_e, opt_m = Adam(engine.params, total_steps=steps), Adam(manual.params, total_steps=steps)
+    rows = []
+    for k in range(steps):
+        tokens = docs[k % len(docs)]
+        start = time.perf_counter()
+        with cyclic_gc_paused():
+            loss_e = train_step(engine, opt_e, tokens)
+        middle = time.perf_counter()
+        loss_m = manual_step(manual, opt_m, tokens)
+        rows.append((loss_e, loss_m, middle - start, time.perf_counter() - middle))
+    return rows

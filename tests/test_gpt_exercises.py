@@ -1,0 +1,153 @@
+"""The GPT chapter's exercises: each checker accepts the solution, names each known slip, and its verdict
+agrees with its one tolerance; the capstone's manual backward matches the engine over a whole step."""
+
+import math
+from pathlib import Path
+
+import pytest
+
+from microgpt.course import capstone, checkers, pieces
+from microgpt.course.checking import TOL, TOL_SHOWN, check, largest_gap
+from microgpt.course.exercises import first_step, grad
+
+SLIPS = [(name, slip) for name, piece in checkers.PIECES.items() for slip in piece.slips]
+
+
+def test_the_tolerance_the_success_line_states_is_the_one_the_checker_uses():
+    assert float(TOL_SHOWN) == TOL
+
+
+@pytest.mark.parametrize("name", checkers.PIECES)
+def test_each_checker_accepts_the_solution(name):
+    verdict = check(checkers.PIECES[name], getattr(pieces, name))
+    assert verdict.startswith(f"✓ {name} agrees with the engine on all") and f"within {TOL_SHOWN}" in verdict
+
+
+@pytest.mark.parametrize(("name", "slip"), SLIPS)
+def test_each_checker_names_each_slip(name, slip):
+    piece = checkers.PIECES[name]
+    wrong = piece.slips[slip].wrong
+    verdict = check(piece, wrong)
+    assert verdict.startswith("✗ case 1 of") and verdict.endswith(piece.slips[slip].hint), verdict
+
+
+@pytest.mark.parametrize(("name", "slip"), SLIPS)
+def test_each_slip_is_farther_from_the_engine_than_the_tolerance(name, slip):
+    """The verdict never contradicts the tolerance: a slip the checker names is a real miss, not rounding."""
+    case = checkers.PIECES[name].cases()[0]
+    wrong = checkers.PIECES[name].slips[slip].wrong(*case.args)
+    parts = wrong if len(case.engine) > 1 else (wrong,)
+    assert max(largest_gap(a, b) for a, b in zip(parts, case.engine)) > 1000 * TOL
+
+
+def test_an_answer_off_by_just_under_the_tolerance_passes_and_just_over_fails():
+    def nudged(by):
+        def relu_backward(h, g):
+            return [v + by for v in pieces.relu_backward(h, g)]
+
+        return relu_backward
+
+    assert check(checkers.RELU, nudged(0.5 * TOL)).startswith("✓")
+    verdict = check(checkers.RELU, nudged(2 * TOL))
+    assert verdict.startswith("✗ case 1 of 3 (mlp's hidden units at position 0):\n dh: entry ")
+    assert verdict.endswith(f"off by 2.0e-09, more than {TOL_SHOWN}")
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda h, g: 0.0, "shape: dh should be a list of 64, not a float"),
+        (lambda h, g: g[:-1], "shape: dh has 63 entries where the engine's has 64"),
+        (lambda h, g: [1 / 0], "raised ZeroDivisionError"),
+        (lambda h, g: [math.nan] * len(h), "shape: dh[0] is nan"),
+    ],
+)
+def test_the_checker_reports_shapes_and_errors_in_one_line(answer, words):
+    assert words in check(checkers.RELU, answer)
+
+
+def test_the_checker_refuses_a_function_that_changes_its_arguments():
+    def rmsnorm_backward(x, g):
+        x[0] = 0.0
+        return pieces.rmsnorm_backward(x, g)
+
+    assert "changed its arguments" in check(checkers.RMSNORM, rmsnorm_backward)
+
+
+def test_a_transposed_weight_gradient_is_named_though_its_shape_differs():
+    def linear_backward(w, x, g):
+        dw, dx = pieces.linear_backward(w, x, g)
+        return [list(c) for c in zip(*dw)], dx
+
+    assert "dw: a transpose" in check(checkers.LINEAR, linear_backward)
+
+
+def test_the_manual_backward_matches_the_engine_on_every_parameter_of_a_real_step():
+    step = first_step()
+    loss, grads = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
+    assert loss == pytest.approx(step.loss.data, abs=1e-12)
+    worst = max(
+        abs(a - b)
+        for name, m in step.model.state_dict.items()
+        for row, mine in zip(m, grads[name])
+        for a, b in zip(grad(row), mine)
+    )
+    assert worst < 1e-13
+
+
+def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours(monkeypatch):
+    monkeypatch.setattr(capstone, "_yours", {})
+    assert capstone.whose().startswith("yours: none yet")
+
+    assert checkers.check_relu_backward(pieces.relu_backward).startswith("✓")
+    assert capstone.whose().startswith("yours: none yet"), "the page's solution, run as it is, is not the reader's"
+
+    def relu_backward(h, g):
+        return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
+
+    assert checkers.check_relu_backward(relu_backward).startswith("✓")
+    assert capstone.pieces()["relu_backward"].__code__ is relu_backward.__code__
+    assert capstone.whose().startswith("yours: relu_backward\n")
+    checkers.check_relu_backward(lambda h, g: list(g))  # a wrong one is not kept
+    assert capstone.pieces()["relu_backward"].__code__ is relu_backward.__code__
+
+
+def test_a_kept_piece_still_runs_after_its_blocks_namespace_is_cleared(monkeypatch):
+    """The page's Python clears a block's namespace after the block; the capstone keeps a copy that works."""
+    monkeypatch.setattr(capstone, "_yours", {})
+    namespace: dict = {}
+    source = (
+        "import math\n"
+        "def rmsnorm_backward(x, g):\n"
+        "    r = 1 / math.sqrt(sum(v * v for v in x) / len(x) + 1e-5)\n"
+        "    gx = sum(a * b for a, b in zip(g, x))\n"
+        "    return [r * gi - r**3 * gx / len(x) * xi for gi, xi in zip(g, x)]\n"
+    )
+    exec(source, namespace)
+    assert checkers.check_rmsnorm_backward(namespace["rmsnorm_backward"]).startswith("✓")
+    namespace.clear()
+    step = first_step()
+    loss, _ = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
+    assert capstone.yours() == ["rmsnorm_backward"] and loss == pytest.approx(step.loss.data, abs=1e-12)
+
+
+def test_the_pages_solutions_run_from_their_own_source_are_not_counted_as_the_readers(monkeypatch):
+    monkeypatch.setattr(capstone, "_yours", {})
+    namespace: dict = {}
+    exec(compile(Path(pieces.__file__).read_text(encoding="utf-8"), "<page>", "exec"), namespace)
+    for name in capstone.NAMES:
+        assert checkers.PIECES[name] and checkers._checked(checkers.PIECES[name], namespace[name]).startswith("✓")
+    assert capstone.yours() == []
+
+
+def test_a_solution_whose_lines_python_can_find_is_told_by_its_source(monkeypatch):
+    """As in the page's Python, which records each block's lines for its tracebacks."""
+    import linecache
+
+    monkeypatch.setattr(capstone, "_yours", {})
+    source = Path(pieces.__file__).read_text(encoding="utf-8")
+    linecache.cache["<block>"] = (len(source), None, source.splitlines(True), "<block>")
+    namespace: dict = {}
+    exec(compile(source, "<block>", "exec"), namespace)
+    assert checkers.check_softmax_backward(namespace["softmax_backward"]).startswith("✓")
+    assert capstone.yours() == []
