@@ -209,6 +209,8 @@ def diagram_local_rules() -> tuple[str, list[str]]:
     body, x2 = [ARROWS], w - PAD - w_node  # x2: where the arrows meet the node on the right
     times = next(x["id"] for x in t["nodes"] if x["op"] == "*")
     panels = [(t["root"], "+ copies: each child gets 1 · grad"), (times, "· swaps: each gets the other's data · grad")]
+    w = max(w, 2 * PAD + round(max(len(heading) for _, heading in panels) * CHAR_W))  # room for the longer heading
+    x2 = w - PAD - w_node
     for p, (vid, heading) in enumerate(panels):
         v, oy = n[vid], p * h
         body.append(_text(PAD, oy + 17, heading, "ag-heading", "start"))
