@@ -1,4 +1,4 @@
-"""The glossary's notation table holds: one meaning per symbol, where a machine can tell.
+"""The glossary's notation table holds, where a machine can tell: each symbol's meanings and where they apply.
 
 - Every code name the table gives for a symbol (`head_dim` in `microgpt/model.py`) is a name in that
   file: a variable, argument, attribute, function or class. A renamed variable fails here.
@@ -8,6 +8,9 @@
   \\operatorname{…} are words, not symbols. A single letter counts where it stands alone and
   carries no subscript ($v_t$ is not $v$); an accented one ($\\hat m$) and a command ($\\beta_1$)
   count as written.
+- Every page the table's meaning column names (chain-rule.md) exists, and the core pages it defines
+  are the home page's list from forward-graph.md to gradient-checking.md.
+- No page raises a bare e to a power: Euler's number is written \\exp, so e stays the running example's node.
 
 The glossary's own Notation section is the table, so it is left out of the pages checked.
 """
@@ -211,3 +214,58 @@ def test_the_check_catches_a_reserved_symbol_and_passes_the_look_alikes():
     )
     assert violations(rows, "model.md", fine) == []
     assert violations(rows, "about.md", "$\\sqrt d$") == []  # d is only kept off model.md
+
+
+EULER = re.compile(r"(?<![A-Za-z_])e\s*\^")  # e^{z} or e^x: Euler's number, written \exp on these pages
+
+
+def eulers_e(markdown: str) -> list[str]:
+    """Each formula that raises a bare e to a power (the running example's node e never is)."""
+    return [f.strip() for f in math_of(markdown) if EULER.search(letters(f))]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="being rewritten (issue 39)"))
+        if p.name in PENDING and eulers_e(markdown_of(p))
+        else p
+        for p in site_pages()
+    ],
+    ids=lambda p: p.relative_to(DOCS).as_posix(),
+)
+def test_no_page_writes_eulers_number_as_e(page):
+    found = eulers_e(markdown_of(page))
+    assert not found, f"write exp(...) for Euler's number; e is the running example's node: {found}"
+
+
+def test_the_euler_check_catches_e_to_a_power_and_passes_exp():
+    assert eulers_e("$p_j = e^{z_j} / \\sum_i e^{z_i}$ and $$w = e^x$$") == [
+        "w = e^x",
+        "p_j = e^{z_j} / \\sum_i e^{z_i}",
+    ]  # display math first
+    assert eulers_e("$\\exp(z_j)$, $e = c + d$, $\\text{the}^2$, $x_e^2$, `e^x` in code") == []
+
+
+def core_pages_of(text: str) -> list[str]:
+    """The pages the glossary's notation section defines as the core pages, in order."""
+    section = text.split("\n## Notation\n", 1)[1]
+    m = re.search(r"\*\*The core pages\*\* are\s+(.+?);", section, flags=re.S)
+    assert m, "the notation section defines **The core pages** are …;"
+    return re.findall(r"[\w-]+\.md", m.group(1))
+
+
+def test_the_core_pages_are_the_home_pages_list_from_the_forward_pass_to_checking_gradients():
+    core = core_pages_of(GLOSSARY.read_text(encoding="utf-8"))
+    learn = (DOCS / "index.md").read_text(encoding="utf-8").split("## What you will learn", 1)[1].split("\n## ", 1)[0]
+    linked = re.findall(r"\]\(([\w-]+\.md)\)", learn)
+    start, end = linked.index("forward-graph.md"), linked.index("gradient-checking.md")
+    assert core == linked[start : end + 1]
+    assert "core pages" in (DOCS / "index.md").read_text(encoding="utf-8")
+
+
+def test_every_page_the_notation_table_names_exists():
+    named = {page for row in ROWS for page in re.findall(r"(?<![\w/.-])[\w-]+\.md\b", row.meaning)}
+    assert named, "the table names no page"
+    missing = sorted(page for page in named if not (DOCS / page).exists())
+    assert not missing, f"the notation table names pages that do not exist: {missing}"

@@ -215,7 +215,9 @@ def diagram_local_rules() -> tuple[str, list[str]]:
     w, h, box_h = 2 * PAD + 2 * w_node + 130, 190, 2 * LINE_H + 14  # 130: room for a label such as "local b = -3"
     body, x2 = [ARROWS], w - PAD - w_node  # x2: where the arrows meet the node on the right
     times = next(x["id"] for x in t["nodes"] if x["op"] == "*")
-    panels = [(t["root"], "+ copies: each child gets 1 · G"), (times, "· swaps: each gets the other's data · G")]
+    panels = [(t["root"], "+ copies: each child gets 1 · grad"), (times, "· swaps: each gets the other's data · grad")]
+    w = max(w, 2 * PAD + round(max(len(heading) for _, heading in panels) * CHAR_W))  # room for the longer heading
+    x2 = w - PAD - w_node
     for p, (vid, heading) in enumerate(panels):
         v, oy = n[vid], p * h
         body.append(_text(PAD, oy + 17, heading, "ag-heading", "start"))
@@ -228,11 +230,11 @@ def diagram_local_rules() -> tuple[str, list[str]]:
             body.append(_text((x1 + x2) / 2, (y1 + y2) / 2 + (22 if k else -10), f"local {why}", "ag-edge-label"))
             grad = f"+= {fmt(s['local_grad'] * s['upstream'])}"
             body += _box(PAD + w_node / 2, y1, w_node, box_h, [(n[cid]["label"], "ag-expr"), (grad, "ag-grad-set")])
-        lines = [(v["expr"], "ag-expr"), (f"G = {fmt(v['grad'])}", "ag-grad-set")]
+        lines = [(v["expr"], "ag-expr"), (f"grad = {fmt(v['grad'])}", "ag-grad-set")]
         body += _box(x2 + w_node / 2, oy + h / 2 + 10, w_node, box_h, lines)
     title = (
-        f"The two local rules on {t['title']}: the + node passes its grad G unchanged to both children; "
-        "the · node sends each child the other child's data times G."
+        f"The two local rules on {t['title']}: the + node passes its grad unchanged to both children; "
+        "the · node sends each child the other child's data times its grad."
     )
     return _svg(w, 2 * h, title, body), ["backward"]
 

@@ -197,8 +197,8 @@ def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: flo
     vx1, vw1, vx2, vw2, vw0 = Value(x1), Value(w1), Value(x2), Value(w2), Value(w0)  # w0: the bias
     x1w1 = vx1 * vw1
     x2w2 = vx2 * vw2
-    s = x1w1 + x2w2
-    pre = s + vw0  # the pre-activation, as the notebook calls it
+    sum12 = x1w1 + x2w2
+    pre = sum12 + vw0  # the pre-activation, as the notebook calls it
     o = pre.tanh()
     return [
         ("x1", vx1),
@@ -208,8 +208,8 @@ def _neuron(x1: float = 2, w1: float = -3, x2: float = 0, w2: float = 1, w0: flo
         ("w0", vw0),
         ("x1w1", x1w1, "*", "x1w1 = x1 · w1"),
         ("x2w2", x2w2, "*", "x2w2 = x2 · w2"),
-        ("s", s, "+", "s = x1w1 + x2w2"),
-        ("pre", pre, "+", "pre = s + w0"),
+        ("sum12", sum12, "+", "sum12 = x1w1 + x2w2"),
+        ("pre", pre, "+", "pre = sum12 + w0"),
         ("o", o, "tanh", "o = tanh(pre)"),
     ]
 
