@@ -67,23 +67,30 @@ def test_softmax_rule_matches_pytorch(rules, seed):  # noqa: F811
     assert_close(rules["softmax_backward"](w, gamma), ds)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_attention_head_rule_matches_pytorch(rules, seed):  # noqa: F811
+@pytest.mark.parametrize(("seed", "n_head"), [(s, h) for s in SEEDS for h in (1, 2)])
+def test_attention_rule_over_a_document_matches_pytorch(rules, seed, n_head):  # noqa: F811
+    # causal attention over T positions: every x through the q, k and v paths, and the keys and values
+    # of earlier positions through every later query (the KV cache), against PyTorch's autograd
     rng = random.Random(seed)
-    d, n = 4, 3
-    q, g = vector(rng, d), vector(rng, d)
-    ks, vs = [vector(rng, d) for _ in range(n)], [vector(rng, d) for _ in range(n)]
+    T, n = 4, 4
+    xs, gs = [vector(rng, n) for _ in range(T)], [vector(rng, n) for _ in range(T)]
+    wq, wk, wv, wo = ([vector(rng, n, 0.5) for _ in range(n)] for _ in range(4))
+    d_h = n // n_head
 
-    def head(q_, k_, v_):
-        return torch.softmax(k_ @ q_ / d**0.5, 0) @ v_
+    def attention(x, wq_, wk_, wv_, wo_):
+        q, k, v = x @ wq_.T, x @ wk_.T, x @ wv_.T
+        heads = []
+        for h in range(n_head):
+            hs = slice(h * d_h, (h + 1) * d_h)
+            scores = q[:, hs] @ k[:, hs].T / d_h**0.5
+            causal = torch.ones(T, T, dtype=torch.bool).tril()
+            heads.append(torch.softmax(scores.masked_fill(~causal, float("-inf")), 1) @ v[:, hs])
+        return torch.cat(heads, 1) @ wo_.T
 
-    dq_torch, dks_torch, dvs_torch = vjp(head, g, q, ks, vs)
-    _, w, a = rules["head_forward"](q, ks, vs)
-    assert_close(a, head(torch.tensor(q), torch.tensor(ks), torch.tensor(vs)).tolist())
-    dq, dks, dvs, _, _ = rules["head_backward"](q, ks, vs, w, g)
-    assert_close(dq, dq_torch)
-    assert_close(dks, dks_torch)
-    assert_close(dvs, dvs_torch)
+    want = vjp(attention, gs, xs, wq, wk, wv, wo)
+    got = rules["attention_backward"](xs, wq, wk, wv, wo, n_head, gs)
+    for mine, theirs in zip(got, want):
+        assert_close(mine, theirs)
 
 
 def test_embedding_rule_matches_pytorch(rules):  # noqa: F811
