@@ -61,7 +61,11 @@ def notation_rows(glossary: str) -> list[Row]:
         else:
             m = re.fullmatch(r"(only|not) on: (.+)", where)
             assert m, f"the last cell says 'anywhere', 'nowhere', 'only on: …' or 'not on: …': {line}"
-            rule, pages = m.group(1), [p.strip() for p in m.group(2).split(",")]
+            listed, _, spared = m.group(2).partition(" except ")  # "gpt-*.md except gpt-x.md"
+            rule, pages = m.group(1), []
+            for page in (p.strip() for p in listed.split(",")):  # gpt-*.md: every page of the chapter
+                pages += sorted(f.name for f in DOCS.glob(page)) if "*" in page else [page]
+            pages = [page for page in pages if page not in {s.strip() for s in spared.split(",")}]
         rows.append(Row(re.findall(r"\$(.+?)\$", symbol), meaning, names, rule, pages))
     return rows
 
