@@ -11,10 +11,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # The package and its tests run on Python 3.11+ (with torch, whose CPU wheel these machines hold for 3.11);
-# the site's build needs 3.12+ (mkdocs-jupyter 0.27), so it has a venv of its own, made with the first
-# Python 3.12+ found: python3.13, python3.12 on PATH, then pyenv's versions. SITE_PYTHON=... names another.
-SITE_PYTHON ?= $(shell for p in python3.13 python3.12 $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3); do \
-	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && command -v $$p && break; done)
+# the site's build needs 3.12+ (mkdocs-jupyter 0.27), so it has a venv of its own, made with the Python
+# scripts/site-python finds (python3.13, python3.12 on PATH, then pyenv's). SITE_PYTHON=... names another.
+SITE_PYTHON ?= $(shell sh scripts/site-python)
 SITE_VENV ?= .venv-site
 SITE_BIN  := $(SITE_VENV)/bin
 SITE   := $(CURDIR)/site

@@ -3,7 +3,6 @@ raising cell fails."""
 
 import copy
 import os
-import re
 from pathlib import Path
 
 import nbclient
