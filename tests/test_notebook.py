@@ -143,3 +143,11 @@ def test_a_raising_cell_fails_execution():
     nb.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('this cell must fail the run')", id="raises"))
     with pytest.raises(CellExecutionError, match="this cell must fail the run"):
         execute(nb)
+
+
+def test_every_output_is_text_which_the_site_shows(executed):
+    """overrides/notebook.html.j2 shows a cell's stdout, stderr and text/plain results, and nothing else."""
+    for cell in executed.cells:
+        for output in cell.get("outputs", []):
+            kinds = {"stream"} if output.output_type == "stream" else set(output.get("data", {}))
+            assert kinds in ({"stream"}, {"text/plain"}), f"{cell.id}: an output the site would not show: {kinds}"
