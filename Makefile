@@ -70,7 +70,7 @@ bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward no
 	$(BIN)/python benchmarks/bench.py
 
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
-	$(BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
+	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
