@@ -146,7 +146,7 @@ def test_a_raising_cell_fails_execution():
 
 
 def test_every_output_is_text_which_the_site_shows(executed):
-    """overrides/notebook.html.j2 shows a cell's stdout, stderr and text/plain results, and nothing else."""
+    """overrides/notebook.html shows a cell's stdout, stderr and text/plain results, and nothing else."""
     for cell in executed.cells:
         for output in cell.get("outputs", []):
             kinds = {"stream"} if output.output_type == "stream" else set(output.get("data", {}))

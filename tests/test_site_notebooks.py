@@ -14,7 +14,7 @@ import pytest
 from sitecheck import ROOT
 
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
-SAFE_TAGS = {"solution"}  # overrides/notebook.html.j2 folds these cells; they run like any other
+SAFE_TAGS = {"solution"}  # overrides/notebook.html folds these cells; they run like any other
 SAFE_METADATA = {"tags", "jupyter", "collapsed", "scrolled", "editable", "deletable", "id"}
 SAFE_JUPYTER = {"source_hidden", "outputs_hidden"}
 
@@ -84,7 +84,7 @@ def test_a_cell_that_would_not_run_or_may_fail_is_refused(tmp_path, cell, words)
 
 
 def test_the_site_shows_each_solution_cell_closed_and_the_rest_open(built_site):
-    """overrides/notebook.html.j2 wraps the code cells tagged "solution", and only them, in a closed <details>."""
+    """overrides/notebook.html wraps the code cells tagged "solution", and only them, in a closed <details>."""
     page = (built_site / "notebooks" / "backprop-by-hand" / "index.html").read_text(encoding="utf-8")
     cells = re.findall(r'<div class="jp-Cell jp-CodeCell">\s*(<details class="notebook-solution">)?', page)
     nb = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))
