@@ -131,13 +131,18 @@ REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) => !e
 
 # Material gives a code block its toolbar (the copy button) when the block first scrolls into view
 # (mkdocs.yml: content.lazy), as a reader scrolling down the page would see it. A check about every
-# block's toolbar first brings each shown block into view, then back to the top.
-SHOW_EVERY_CODE_BLOCK = """async () => {
+# block's toolbar first brings each shown block into view, then back to the top. A block that continues
+# others has none (.no-copy): its Run bar's Copy button copies the whole chain (docs/javascripts/run/copy.js).
+TOOLBARED = "() => [...document.querySelectorAll('article pre > code')].filter((c) => !c.closest('.no-copy'))"
+SHOW_EVERY_CODE_BLOCK = (
+    """async () => {
+  const toolbared = """
+    + TOOLBARED
+    + """;
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const mounted = (code) => code.parentElement.querySelector(':scope > .md-code__nav');
   // shown blocks only: one in a closed <details> or a hidden tab mounts when it is opened
-  const waiting = () =>
-    [...document.querySelectorAll('article pre > code')].filter((c) => c.checkVisibility() && !mounted(c));
+  const waiting = () => toolbared().filter((c) => c.checkVisibility() && !mounted(c));
   // Material's IntersectionObserver reports a block a frame or more after it comes into view (later
   // on a busy machine); a block scrolled away before that is brought back on the next pass
   for (let pass = 0; pass < 5 && waiting().length; pass++) {
@@ -149,9 +154,14 @@ SHOW_EVERY_CODE_BLOCK = """async () => {
   window.scrollTo(0, 0);
   await frame();
 }"""
-EVERY_SHOWN_BLOCK_HAS_ITS_TOOLBAR = """() => [...document.querySelectorAll('article pre > code')]
+)
+EVERY_SHOWN_BLOCK_HAS_ITS_TOOLBAR = (
+    "() => ("
+    + TOOLBARED
+    + """)()
   .filter((code) => code.checkVisibility())
   .every((code) => code.parentElement.querySelector(':scope > .md-code__nav'))"""
+)
 
 
 def show_every_code_block(page: Page, timeout_ms: int = 10_000) -> None:
@@ -218,8 +228,12 @@ def browser():
 class Watched:
     """A page that records console errors, uncaught exceptions and requests leaving 127.0.0.1 (blocked)."""
 
-    def __init__(self, browser: Browser, base_url: str = "", scheme: str = "light", width: int = DESKTOP):
+    def __init__(
+        self, browser: Browser, base_url: str = "", scheme: str = "light", width: int = DESKTOP, clipboard: bool = False
+    ):
         self.context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+        if clipboard:  # a test reads what a copy button copied
+            self.context.grant_permissions(["clipboard-read", "clipboard-write"])
         self.page: Page = self.context.new_page()
         self.errors: list[str] = []
         self.outside: list[str] = []
