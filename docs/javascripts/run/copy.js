@@ -25,15 +25,11 @@ export function chainText(chain) {
 export function copyButton(h, chain, say) {
   const others = chain.length - 1;
   const label = `Copy with the ${others === 1 ? "block" : `${others} blocks`} above`;
-  const button = h(
-    "button",
-    { type: "button", className: "md-button mg-run__copy" },
-    h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "⧉" }),
-    ` ${label}`,
-  );
+  const button = h("button", { type: "button", className: "md-button mg-run__copy", textContent: label });
+  const parts = chain.length === 2 ? "both parts" : `all ${chain.length} parts`;
   button.addEventListener("click", () => {
     navigator.clipboard.writeText(chainText(chain)).then(
-      () => say(`Copied all ${chain.length} parts: pasted into Python, they run as they are.`),
+      () => say(`Copied ${parts}: pasted into Python, they run as they are.`),
       () => say("Your browser did not let the page copy: select the code of each part and copy it."),
     );
   });
