@@ -9,9 +9,16 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# Everything but torch is installed by uv (from PyPI, into the venv), about ten times faster than pip
+# (measured: the docs, lint and test extras into a fresh venv, 19 s against 230 s); the pins are the
+# same, from pyproject.toml. uv itself comes from PyPI through pip.
+UV_REQUIREMENT := uv>=0.13,<0.14
+UV     := $(BIN)/uv pip install --quiet --python $(BIN)/python
 SITE   := $(CURDIR)/site
 # CI sets this to https://download.pytorch.org/whl/cpu, so that torch alone comes from the CPU-only
-# index (PyPI's Linux wheel is the multi-GB CUDA build); everything else still comes from PyPI.
+# index (PyPI's Linux wheel is the multi-GB CUDA build); everything else still comes from PyPI. torch is
+# installed by pip, first, so that pip's own configuration applies to it as before (a machine's local
+# wheels or constraints); uv then finds the pin satisfied and leaves it.
 TORCH_INDEX ?=
 export NO_MKDOCS_2_WARNING := 1
 
@@ -83,23 +90,26 @@ TORCH_REQUIREMENT = $(shell $(BIN)/python -c 'import tomllib; print(*tomllib.loa
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(BASE_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e .
+$(BIN)/uv: | $(BIN)/python
+	$(PIP) '$(UV_REQUIREMENT)'
+
+$(BASE_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV) -e .
 	@touch $@
 
-$(DOCS_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e '.[docs]'
+$(DOCS_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV) -e '.[docs]'
 	$(KERNEL)
 	@touch $@ $(BASE_STAMP)
 
-$(LINT_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e '.[docs,lint]'
+$(LINT_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV) -e '.[docs,lint]'
 	$(KERNEL)
 	@touch $@ $(DOCS_STAMP) $(BASE_STAMP)
 
-$(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) '$(TORCH_REQUIREMENT)')
-	$(PIP) -e '.[docs,lint,test,torch]'
+$(TEST_STAMP): pyproject.toml | $(BIN)/uv
+	$(PIP) $(if $(TORCH_INDEX),--no-deps --index-url $(TORCH_INDEX)) '$(TORCH_REQUIREMENT)'
+	$(UV) -e '.[docs,lint,test,torch]'
 	$(KERNEL)
 	@touch $@ $(LINT_STAMP) $(DOCS_STAMP) $(BASE_STAMP)
 
