@@ -14,7 +14,7 @@ the test module):
   ends, on any console error, uncaught exception or request leaving the site (such requests
   are blocked, so a test never waits on the network);
 * `Watched(browser, scheme=..., width=...)` for other views; `PAGES` lists every page's path;
-* `open_page(page, url)`: the page loaded, its scripts arrived (a test opens every page so).
+* `open_page(page, url)`: the page loaded and ready, as its own scripts say (a test opens every page so).
 
 Needs Debian's Chromium (`apt-get install chromium`) and the Python package playwright
 (`pip install -e '.[test]'`; never `playwright install`). Without them the importing test file
@@ -94,20 +94,24 @@ def _pages() -> list[str]:
 PAGES = _pages()
 
 
-# On a busy machine the network can be quiet for longer than "networkidle" waits (500 ms) before a
-# page's scripts have all arrived: a test opens a page with `open_page`, which also waits until every
-# script the page names has arrived and the theme's bundle has started (its document$ is there).
-SCRIPTS_ARRIVED = """() => {
+# A page is ready when the theme's bundle has started (its document$ is there), every script the page
+# names has arrived, and the page's own scripts say they are done: the article's data-mg-widgets (every
+# widget mounted, docs/javascripts/widgets/index.js) and data-mg-blocks (every Run button,
+# docs/javascripts/run/index.js). A test opens a page with `open_page`, which waits for the load event
+# and then for these, not for a quiet network (which costs 500 ms a page and says nothing of our scripts).
+PAGE_READY = """() => {
   if (!window.document$) return false;
   const arrived = new Set(performance.getEntriesByType("resource").map((r) => r.name));
-  return [...document.querySelectorAll("script[src]")].every((s) => arrived.has(s.src));
+  if (![...document.querySelectorAll("script[src]")].every((s) => arrived.has(s.src))) return false;
+  const article = document.querySelector("article"); // none on the 404 page, which has neither
+  return !article || (article.dataset.mgWidgets === "ready" && article.dataset.mgBlocks === "ready");
 }"""
 
 
 def open_page(page: Page, url: str):
-    """Load `url` until the network is quiet and every script of the page has arrived; the response."""
-    response = page.goto(url, wait_until="networkidle")
-    page.wait_for_function(SCRIPTS_ARRIVED)
+    """Load `url` until the page is ready (PAGE_READY); the response."""
+    response = page.goto(url, wait_until="load")
+    page.wait_for_function(PAGE_READY)
     return response
 
 
