@@ -16,9 +16,16 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 SITE_PYTHON ?= $(shell sh scripts/site-python)
 SITE_VENV ?= .venv-site
 SITE_BIN  := $(SITE_VENV)/bin
+# Everything but torch is installed by uv (from PyPI, into the venv), about ten times faster than pip
+# (measured: the docs, lint and test extras into a fresh venv, 19 s against 230 s); the pins are the
+# same, from pyproject.toml. uv itself comes from PyPI through pip.
+UV_REQUIREMENT := uv>=0.13,<0.14
+UV     := $(BIN)/uv pip install --quiet --python $(BIN)/python
 SITE   := $(CURDIR)/site
 # CI sets this to https://download.pytorch.org/whl/cpu, so that torch alone comes from the CPU-only
-# index (PyPI's Linux wheel is the multi-GB CUDA build); everything else still comes from PyPI.
+# index (PyPI's Linux wheel is the multi-GB CUDA build); everything else still comes from PyPI. torch is
+# installed by pip, first, so that pip's own configuration applies to it as before (a machine's local
+# wheels or constraints); uv then finds the pin satisfied and leaves it.
 TORCH_INDEX ?=
 export NO_MKDOCS_2_WARNING := 1
 
@@ -91,32 +98,35 @@ TORCH_REQUIREMENT = $(shell $(BIN)/python -c 'import tomllib; print(*tomllib.loa
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+$(BIN)/uv: | $(BIN)/python
+	$(PIP) '$(UV_REQUIREMENT)'
+
 $(SITE_BIN)/python:
 	@[ -n "$(SITE_PYTHON)" ] || { echo "The site's build needs Python 3.12 or newer (mkdocs-jupyter 0.27), and none was found: install python3.13 or python3.12, or pass SITE_PYTHON=/path/to/python3.12" >&2; exit 1; }
 	$(SITE_PYTHON) -m venv $(SITE_VENV)
 
-$(SITE_STAMP): pyproject.toml | $(SITE_BIN)/python
-	$(SITE_BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs]'
+$(SITE_STAMP): pyproject.toml | $(SITE_BIN)/python $(BIN)/uv
+	$(BIN)/uv pip install --quiet --python $(SITE_BIN)/python -e '.[docs]'
 	$(SITE_BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $@
 
-$(BASE_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e .
+$(BASE_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV) -e .
 	@touch $@
 
-$(DOCS_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e '.[docs]'
+$(DOCS_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV) -e '.[docs]'
 	$(KERNEL)
 	@touch $@ $(BASE_STAMP)
 
-$(LINT_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e '.[docs,lint]'
+$(LINT_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV) -e '.[docs,lint]'
 	$(KERNEL)
 	@touch $@ $(DOCS_STAMP) $(BASE_STAMP)
 
-$(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) '$(TORCH_REQUIREMENT)')
-	$(PIP) -e '.[docs,lint,test,torch]'
+$(TEST_STAMP): pyproject.toml | $(BIN)/uv
+	$(PIP) $(if $(TORCH_INDEX),--no-deps --index-url $(TORCH_INDEX)) '$(TORCH_REQUIREMENT)'
+	$(UV) -e '.[docs,lint,test,torch]'
 	$(KERNEL)
 	@touch $@ $(LINT_STAMP) $(DOCS_STAMP) $(BASE_STAMP)
 

@@ -14,7 +14,7 @@ the test module):
   ends, on any console error, uncaught exception or request leaving the site (such requests
   are blocked, so a test never waits on the network);
 * `Watched(browser, scheme=..., width=...)` for other views; `PAGES` lists every page's path;
-* `open_page(page, url)`: the page loaded, its scripts arrived (a test opens every page so).
+* `open_page(page, url)`: the page loaded and ready, as its own scripts say (a test opens every page so).
 
 Needs Debian's Chromium (`apt-get install chromium`) and the Python package playwright
 (`pip install -e '.[test]'`; never `playwright install`). Without them the importing test file
@@ -94,20 +94,24 @@ def _pages() -> list[str]:
 PAGES = _pages()
 
 
-# On a busy machine the network can be quiet for longer than "networkidle" waits (500 ms) before a
-# page's scripts have all arrived: a test opens a page with `open_page`, which also waits until every
-# script the page names has arrived and the theme's bundle has started (its document$ is there).
-SCRIPTS_ARRIVED = """() => {
+# A page is ready when the theme's bundle has started (its document$ is there), every script the page
+# names has arrived, and the page's own scripts say they are done: the article's data-mg-widgets (every
+# widget mounted, docs/javascripts/widgets/index.js) and data-mg-blocks (every Run button,
+# docs/javascripts/run/index.js). A test opens a page with `open_page`, which waits for the load event
+# and then for these, not for a quiet network (which costs 500 ms a page and says nothing of our scripts).
+PAGE_READY = """() => {
   if (!window.document$) return false;
   const arrived = new Set(performance.getEntriesByType("resource").map((r) => r.name));
-  return [...document.querySelectorAll("script[src]")].every((s) => arrived.has(s.src));
+  if (![...document.querySelectorAll("script[src]")].every((s) => arrived.has(s.src))) return false;
+  const article = document.querySelector("article"); // none on the 404 page, which has neither
+  return !article || (article.dataset.mgWidgets === "ready" && article.dataset.mgBlocks === "ready");
 }"""
 
 
 def open_page(page: Page, url: str):
-    """Load `url` until the network is quiet and every script of the page has arrived; the response."""
-    response = page.goto(url, wait_until="networkidle")
-    page.wait_for_function(SCRIPTS_ARRIVED)
+    """Load `url` until the page is ready (PAGE_READY); the response."""
+    response = page.goto(url, wait_until="load")
+    page.wait_for_function(PAGE_READY)
     return response
 
 
@@ -131,13 +135,18 @@ REACHABLE = """(boxes) => [...document.querySelectorAll(boxes)].every((el) => !e
 
 # Material gives a code block its toolbar (the copy button) when the block first scrolls into view
 # (mkdocs.yml: content.lazy), as a reader scrolling down the page would see it. A check about every
-# block's toolbar first brings each shown block into view, then back to the top.
-SHOW_EVERY_CODE_BLOCK = """async () => {
+# block's toolbar first brings each shown block into view, then back to the top. A block that continues
+# others has none (.no-copy): its Run bar's Copy button copies the whole chain (docs/javascripts/run/copy.js).
+TOOLBARED = "() => [...document.querySelectorAll('article pre > code')].filter((c) => !c.closest('.no-copy'))"
+SHOW_EVERY_CODE_BLOCK = (
+    """async () => {
+  const toolbared = """
+    + TOOLBARED
+    + """;
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const mounted = (code) => code.parentElement.querySelector(':scope > .md-code__nav');
   // shown blocks only: one in a closed <details> or a hidden tab mounts when it is opened
-  const waiting = () =>
-    [...document.querySelectorAll('article pre > code')].filter((c) => c.checkVisibility() && !mounted(c));
+  const waiting = () => toolbared().filter((c) => c.checkVisibility() && !mounted(c));
   // Material's IntersectionObserver reports a block a frame or more after it comes into view (later
   // on a busy machine); a block scrolled away before that is brought back on the next pass
   for (let pass = 0; pass < 5 && waiting().length; pass++) {
@@ -149,9 +158,14 @@ SHOW_EVERY_CODE_BLOCK = """async () => {
   window.scrollTo(0, 0);
   await frame();
 }"""
-EVERY_SHOWN_BLOCK_HAS_ITS_TOOLBAR = """() => [...document.querySelectorAll('article pre > code')]
+)
+EVERY_SHOWN_BLOCK_HAS_ITS_TOOLBAR = (
+    "() => ("
+    + TOOLBARED
+    + """)()
   .filter((code) => code.checkVisibility())
   .every((code) => code.parentElement.querySelector(':scope > .md-code__nav'))"""
+)
 
 
 def show_every_code_block(page: Page, timeout_ms: int = 10_000) -> None:
@@ -218,8 +232,12 @@ def browser():
 class Watched:
     """A page that records console errors, uncaught exceptions and requests leaving 127.0.0.1 (blocked)."""
 
-    def __init__(self, browser: Browser, base_url: str = "", scheme: str = "light", width: int = DESKTOP):
+    def __init__(
+        self, browser: Browser, base_url: str = "", scheme: str = "light", width: int = DESKTOP, clipboard: bool = False
+    ):
         self.context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+        if clipboard:  # a test reads what a copy button copied
+            self.context.grant_permissions(["clipboard-read", "clipboard-write"])
         self.page: Page = self.context.new_page()
         self.errors: list[str] = []
         self.outside: list[str] = []

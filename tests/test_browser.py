@@ -11,9 +11,14 @@ failing under CI=true). Screenshots of every page go to artifacts/screenshots/ (
 # ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 
+import mdblocks
 import pytest
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
     COLOUR_JS,
@@ -34,7 +39,9 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     wait_until_scroll_regions_are_marked,
     watched,
 )
+from page_blocks import END, Chain, run_chain
 from playwright.sync_api import Page, expect
+from sitecheck import ROOT, reader
 from test_browser_widgets import widget_checks, widget_pages
 
 pytestmark = pytest.mark.browser
@@ -235,6 +242,71 @@ def _nothing_is_clipped_and_every_scroll_region_is_reachable(page: Page) -> None
     assert unnamed == [], f"focusable scroll boxes without a role and a name: {unnamed}"
 
 
+# ---------------------------------------------------------------------------- copy buttons
+# What a reader pastes runs: every python block's copy button (the theme's, or for a block that continues
+# others the Run bar's own, docs/javascripts/run/copy.js) is pressed, and what it put on the clipboard is
+# run in a fresh Python with the wheel the site serves (tests/page_blocks.py's runner: from an empty
+# directory, to its last line), all of a page's pastes at once, while the page goes on with its checks.
+PYTHON_BLOCKS = "article div.language-python.highlight"
+END_OF_PART = re.compile(r"^# ---- end of part (\d+) of (\d+) .*----$", re.M)
+# a block in a closed note or a hidden tab is shown first, as a reader opens it before pressing Copy
+REVEAL = """(block) => {
+  for (let d = block.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+  const tab = block.closest('.tabbed-block');
+  const inputs = tab && tab.closest('.tabbed-set').querySelectorAll(':scope > input');
+  if (tab) inputs[[...tab.parentElement.children].indexOf(tab)].click();
+  block.scrollIntoView({block: 'center'});
+}"""
+PASTES = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)  # one fresh Python per paste, side by side
+
+
+def _pastes(page: Page, path: str, site_dir: Path) -> list[tuple[str, Future | None]]:
+    """Press every python block's copy button, check the clipboard holds its chain, start running it.
+
+    The blocks of a Markdown page, which `pytest --codeblocks` runs (the notebook's cells are not blocks)."""
+    source = DOCS / ("index.md" if path == "/" else f"{path.strip('/')}.md")
+    if not source.is_file():
+        return []
+    read = mdblocks.parse(source.read_text(encoding="utf-8"), str(source), ROOT)
+    chains = [c[: k + 1] for c in read.chains() for k in range(len(c))]  # each block's chain up to it, in order
+    python, started = reader(site_dir), []
+    blocks = page.locator(PYTHON_BLOCKS)
+    assert len(chains) == blocks.count(), (path, len(chains), blocks.count())
+    for i in range(blocks.count()):
+        block, where = blocks.nth(i), f"{path} python block {i + 1}"
+        block.evaluate(REVEAL)
+        chained = "no-copy" in (block.get_attribute("class") or "")
+        ours = block.locator("xpath=..").locator(":scope > .mg-run__bar .mg-run__copy")
+        theirs = block.locator("pre .md-code__nav button[data-md-type='copy']")
+        button = ours if chained else theirs
+        expect(button).to_have_count(1)  # the theme gives its button once the block is in view (content.lazy)
+        expect(theirs if chained else ours).to_have_count(0)
+        page.evaluate("navigator.clipboard.writeText('')")
+        button.click()
+        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")
+        text = page.evaluate("navigator.clipboard.readText()") + "\n"
+        # exactly the chain the tests run up to this block, with an end marker between its parts
+        marks = [(int(k), int(n)) for k, n in END_OF_PART.findall(text)]
+        assert marks == [(k, len(chains[i])) for k in range(1, len(chains[i]))], (where, marks)
+        parts = [part.strip("\n") for part in END_OF_PART.split(text)[::3]]
+        assert parts == [b.code.strip("\n") for b in chains[i]], f"{where} copies other code than its chain"
+        needs = block.evaluate("(b) => b.closest('[data-mg-needs]')?.dataset.mgNeeds ?? null")
+        if needs and importlib.util.find_spec(needs) is None and os.environ.get("MICROGPT_REQUIRE_TORCH") != "1":
+            started.append((where, None))  # as `pytest --codeblocks` skips it, where torch is not installed
+            continue
+        started.append((where, PASTES.submit(run_chain, Chain(text, i + 1, None, needs), where, python)))
+    return started
+
+
+def _every_copy_button_gives_code_that_runs(started: list[tuple[str, Future | None]]) -> None:
+    failed = []
+    for where, future in started:
+        result = future.result() if future else None
+        if result is not None and (result.returncode != 0 or not result.stderr.endswith(END)):
+            failed.append(f"{where} (exit {result.returncode}):\n{result.stderr[-600:]}")
+    assert failed == [], "pasted, these fail:\n" + "\n".join(failed)
+
+
 # ---------------------------------------------------------------------------- pictures drawn by hand
 # An inline <svg> in a <figure> (such as the data flow on docs/model.md) stays readable: every label is at
 # least 12 px at both widths and lies inside the picture, has a contrast of at least 4.5:1 against what is
@@ -319,7 +391,7 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
     self-checks pass tests/test_browser_widgets.py's widget_checks in every state. Every failing check is
     reported, not only the first."""
     view = (scheme, width)
-    w = Watched(browser, base_url, scheme, width)
+    w = Watched(browser, base_url, scheme, width, clipboard=view == LIGHT_DESKTOP)
     requested: list[str] = []
     w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
     page = w.page
@@ -343,6 +415,10 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
         )
     if path in widget_pages(site_dir):
         checks += widget_checks(page, scheme, width)
+    pastes: list[tuple[str, Future | None]] = []
+    if view == LIGHT_DESKTOP:
+        checks.append(("copy buttons", lambda: pastes.extend(_pastes(page, path, site_dir))))
+        checks.append(("a copied block runs", lambda: _every_copy_button_gives_code_that_runs(pastes)))
     failed = []
     try:
         resp = open_page(page, base_url + path)
@@ -502,3 +578,10 @@ def test_on_a_phone_the_menu_opens_by_keyboard_and_a_closed_one_takes_no_tab_sto
         assert w.problems() == []
     finally:
         w.close()
+
+
+def test_the_copy_check_opens_every_markdown_page_with_python_blocks():
+    """_pastes finds a page's Markdown by its path: every page with python blocks is one of PAGES."""
+    pages = [p for p in sorted(DOCS.rglob("*.md")) if "hooks" not in p.parts and "```python" in p.read_text("utf-8")]
+    paths = {"/" if p.stem == "index" else f"/{p.relative_to(DOCS).with_suffix('').as_posix()}/" for p in pages}
+    assert len(paths) >= 10 and paths <= set(PAGES), sorted(paths - set(PAGES))

@@ -28,9 +28,9 @@ from fontTools.ttLib import TTFont  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
 # a code block (with pymdownx.highlight, an indented one too), and its language if it has one
-CODE_BLOCK = re.compile(r'<div class="(?:language-([\w-]+) )?highlight"')
+CODE_BLOCK = re.compile(r'<div class="(?:language-([\w-]+) )?(?:no-copy )?highlight"')
 # a code block, with the attributes the build gives it (a python block's data-mg-* are the runner's)
-BLOCK = re.compile(r'<div class="language-(?P<lang>\w+) highlight"(?P<attrs>[^>]*)>')
+BLOCK = re.compile(r'<div class="language-(?P<lang>\w+) (?P<copy>no-copy )?highlight"(?P<attrs>[^>]*)>')
 GUTTER = re.compile(r'<a href="#__codelineno-\d+-(?P<n>\d+)">\s*(?P<shown>\d+)</a>')
 LINE = re.compile(r'<span id="__span-\d+-(?P<n>\d+)">(?P<code>.*?)(?=<span id="__span-|</code>)', re.S)
 
@@ -46,15 +46,16 @@ def test_every_python_block_carries_the_run_metadata(built_site):
         want = []
         for fence in md.fences:
             if fence.run is not None:
-                cont = ' data-mg-cont="cont"' if fence.cont else ""
+                # a block that continues others: the theme's copy button off, the Run bar's copies the chain
+                copy, cont = ("no-copy ", ' data-mg-cont="cont"') if fence.cont else ("", "")
                 needs = f' data-mg-needs="{fence.needs}"' if fence.needs else ""
-                want.append(("python", f' data-mg-run="{fence.run}"{cont}{needs}'))
+                want.append(("python", copy, f' data-mg-run="{fence.run}"{cont}{needs}'))
             elif fence.expected_for is not None:
-                want.append(("text", f' data-mg-expected="{fence.expected_for}"'))
+                want.append(("text", "", f' data-mg-expected="{fence.expected_for}"'))
             else:
-                want.append((fence.info, ""))
+                want.append((fence.info, "", ""))
         assert shown == want, page.name
-        checked_outputs += sum(lang == "text" and "data-mg-expected" in attrs for lang, attrs in shown)
+        checked_outputs += sum(lang == "text" and "data-mg-expected" in attrs for lang, _, attrs in shown)
     assert checked_outputs > 0  # the pages show checked outputs, and each carries its block's number
 
 

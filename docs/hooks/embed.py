@@ -69,8 +69,10 @@ def attributes(fence: mdblocks.Fence) -> str:
         return f'.text data-mg-expected="{fence.expected_for}"'
     if fence.run is None:
         return ""
-    # a value, not a bare name: Markdown 3.11.3's attribute lists write a bare name's value as "None"
-    out = f'.python data-mg-run="{fence.run}"' + (' data-mg-cont="cont"' if fence.cont else "")
+    # a value, not a bare name: Markdown 3.11.3's attribute lists write a bare name's value as "None".
+    # A block that continues others gets no copy button from the theme (.no-copy, Material's documented
+    # per-block switch): the Run bar's own Copy button copies its whole chain (docs/javascripts/run/copy.js).
+    out = f'.python data-mg-run="{fence.run}"' + (' .no-copy data-mg-cont="cont"' if fence.cont else "")
     out += f' data-mg-needs="{fence.needs}"' if fence.needs else ""
     if fence.embed:
         out += f' title="{fence.embed.title}" linenums="{fence.embed.numbers[0]}"'

@@ -11,7 +11,6 @@ A formula Temml cannot parse stops the build with the page and the TeX, and so d
 would draw otherwise than written (`refused`). A formula in a line of text keeps the punctuation
 that touches it on its line ("$d = 10$, then" must not break before its comma). The characters
 the formulas draw are kept in USED: docs/hooks/math_font.py cuts the math font to them.
-docs/hooks/notebook.py typesets a notebook's formulas with `typeset` too.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 // Run buttons for the code blocks the build marked (data-mg-run, data-mg-cont, data-mg-needs,
 // data-mg-expected): run in the reader's browser, edit, reset, and compare with the checked output.
 import { restorePieces, rememberPiece } from "./pieces.js";
+import { copyButton } from "./copy.js";
 import { getPython, resetPython } from "./python.js";
 import { SITE_ROOT } from "./root.js";
 
@@ -163,7 +164,7 @@ function reset(el) {
   ui.edit.focus();
 }
 
-function mountNeeds(el) {
+function mountNeeds(el, blocks) {
   const what = NEEDS[el.dataset.mgNeeds] ?? el.dataset.mgNeeds;
   const note = h(
     "p",
@@ -174,13 +175,19 @@ function mountNeeds(el) {
     ".",
   );
   highlightOf(el).after(note);
+  const chain = chainOf(el, blocks);
+  if (chain.length === 1) return;
+  const message = h("span", { className: "mg-run__message" });
+  const say = (text) => (message.textContent = text);
+  const status = h("span", { className: "mg-run__status", role: "status" }, message);
+  note.after(h("div", { className: "mg-run__bar" }, copyButton(h, chain, say), status));
 }
 
 function mount(el, blocks) {
   el.mgRun = { original: codeOf(highlightOf(el)).textContent };
   if (el.dataset.mgNeeds) {
     el.mgRun.needs = true;
-    mountNeeds(el);
+    mountNeeds(el, blocks);
     return;
   }
   const ui = el.mgRun;
@@ -204,6 +211,8 @@ function mount(el, blocks) {
   ui.verdict = h("p", { className: "mg-run__verdict", hidden: true }, ui.verdictIcon, " ", ui.verdictText);
   const status = h("span", { className: "mg-run__status", role: "status" }, ui.message, ui.spoken, ui.progress);
   const bar = h("div", { className: "mg-run__bar" }, ui.run, ui.stop, ui.edit, ui.reset, status);
+  const chain = chainOf(el, blocks);
+  if (chain.length > 1) status.before(copyButton(h, chain, (text) => setStatus(ui, text)));
 
   ui.run.addEventListener("click", () => run(el, blocks));
   ui.stop.addEventListener("click", stop);

@@ -2,11 +2,16 @@
 // whose build marked runnable blocks; Python itself only when a reader first asks for it.
 import "./root.js"; // resolve the site root now, on the page that loaded this script (see root.js)
 
+// Once the page's blocks have their buttons, its article says so (data-mg-blocks): the signal a test
+// waits for instead of a quiet network.
 function mountBlocks() {
-  if (!document.querySelector("[data-mg-run]")) return;
+  const article = document.querySelector("article");
+  const ready = () => article?.setAttribute("data-mg-blocks", "ready");
+  if (!document.querySelector("[data-mg-run]")) return ready();
   import("./blocks.js")
     .then((m) => m.mountBlocks(document))
-    .catch((err) => console.error("microgpt run buttons:", err));
+    .catch((err) => console.error("microgpt run buttons:", err))
+    .finally(ready);
 }
 
 // The widgets ask for traces with the reader's leaf values (see leaves.js).

@@ -8,12 +8,14 @@ const MOUNTS = [
   [".mg-train[data-mg-train]", () => import("../train/mount.js").then((m) => m.mountWhenNear)],
 ];
 
+/** Mount what is not mounted yet; settles when every widget found has mounted (or failed to). */
 export function mountAll() {
+  const loads = [];
   for (const [selector, load] of MOUNTS) {
     const found = [...document.querySelectorAll(selector)].filter((el) => !el.dataset.mounted);
     if (!found.length) continue;
     for (const el of found) el.dataset.mounted = "true";
-    load().then((mount) => {
+    const mounted = load().then((mount) => {
       for (const el of found) {
         try {
           mount(el);
@@ -23,7 +25,14 @@ export function mountAll() {
         }
       }
     });
+    loads.push(mounted);
   }
+  return Promise.allSettled(loads);
 }
 
-window.document$.subscribe(mountAll); // Material's observable: this page, then each page instant navigation shows
+// Material's observable: this page, then each page instant navigation shows. The page's article then says
+// its widgets are ready (data-mg-widgets), the signal a test waits for instead of a quiet network.
+window.document$.subscribe(() => {
+  const article = document.querySelector("article");
+  mountAll().then(() => article?.setAttribute("data-mg-widgets", "ready"));
+});
