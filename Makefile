@@ -65,7 +65,7 @@ test: $(TEST_STAMP) $(SITE_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the s
 	$(MAKE) --no-print-directory lint & lint=$$!; \
 	$(SITE_BIN)/mkdocs build --strict --site-dir $(SITE); built=$$?; \
 	wait $$lint && [ $$built -eq 0 ]
-	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
+	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(CURDIR)/$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
 	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))

@@ -160,7 +160,7 @@ def test_train_widget_runs_the_command_lines_training(browser, base_url, tmp_pat
         lap("download + sample")
         # leaving under instant navigation ends the worker
         assert len(python_workers(page)) == 1
-        page.locator("a[href$='gpt-backprop/']").first.click()
+        page.locator("article a[href$='gpt-backprop/']").first.click()  # the text's link (the nav's is folded)
         page.wait_for_url("**/gpt-backprop/")
         page.wait_for_function("() => !document.querySelector('.mg-train')")
         deadline = time.time() + 5
