@@ -1167,7 +1167,7 @@ def test_each_examples_run_time_agrees_with_the_cost_estimate(command):
     }[args.command]
     docs = load_docs(default_data_path())
     config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)
-    step = sum(limits.values_per_step(config, len(doc) + 1) for doc in docs) / len(docs)
-    one_sample = sum(limits.values_per_step(config, len(doc) + 1, sampling=True) for doc in docs) / len(docs)
-    estimate = steps * step * limits.SECONDS_PER_VALUE + samples * one_sample * limits.SAMPLE_SECONDS_PER_VALUE
+    step = sum(limits.step_cost(config, len(doc) + 1).seconds for doc in docs) / len(docs)
+    one_sample = sum(limits.sample_cost(config, len(doc) + 1).seconds for doc in docs) / len(docs)
+    estimate = steps * step + samples * one_sample
     assert estimate / 3 <= cli.EXAMPLES[command] <= 3 * estimate + 1  # + 1: Python's start-up

@@ -33,13 +33,16 @@ MAX_VALUES_PER_PASS = 8_000_000
 # measurement): it keeps every Value it builds until its backward pass is done. Memory with tracemalloc
 # (tests/test_limits.py checks it): 218 to 251 bytes a Value at its peak, backward pass included.
 BYTES_PER_VALUE = 256
-# CPU time, forward and backward, with the cyclic garbage collector paused as train() pauses it.
-SECONDS_PER_VALUE = 2e-6
+# CPU time a Value, forward and backward, with the cyclic garbage collector paused as train() pauses it:
+# the Values of attention over earlier positions (attention_values) cost more than the rest, measured.
+SECONDS_PER_VALUE = 1.35e-6
+SECONDS_PER_ATTENTION_VALUE = 2.1e-6
 # What a sample costs: no backward pass, and only part of its graph stays alive (see values_alive_in_sample);
 # the command line samples with the collector paused too. Bytes per Value alive at the peak (tracemalloc:
-# 155 to 171), and CPU time per Value built.
+# 155 to 171), and CPU time per Value built, as for a step.
 SAMPLE_BYTES_PER_LIVE_VALUE = 176
-SAMPLE_SECONDS_PER_VALUE = 0.55e-6
+SAMPLE_SECONDS_PER_VALUE = 0.5e-6
+SAMPLE_SECONDS_PER_ATTENTION_VALUE = 0.86e-6
 
 Namer = Callable[[str], str]  # how a message names a GPTConfig field: n_embd, or the flag --n-embd
 
@@ -73,6 +76,11 @@ def values_per_step(config: GPTConfig, positions: int, sampling: bool = False) -
     head = 8 * v + 1 if sampling else 6 * v + 5  # logits / temperature and softmax, or softmax, -log p and a sum
     loss = 0 if sampling else 3  # (1 / n) * sum(losses)
     return positions * (model + head) + growing * positions * (positions + 1) // 2 + loss
+
+
+def attention_values(config: GPTConfig, positions: int) -> int:
+    """The Values a step or a sample over `positions` tokens builds for attention over the positions so far."""
+    return config.n_layer * (4 * config.n_embd + 9 * config.n_head) * positions * (positions + 1) // 2
 
 
 def values_alive_in_sample(config: GPTConfig, positions: int) -> int:
@@ -112,15 +120,16 @@ class Cost:
 
 def step_cost(config: GPTConfig, positions: int) -> Cost:
     """A training step over a document of `positions` tokens plus the one each position predicts."""
-    values = values_per_step(config, positions)
-    return Cost(values, values * BYTES_PER_VALUE, values * SECONDS_PER_VALUE)
+    values, attention = values_per_step(config, positions), attention_values(config, positions)
+    seconds = (values - attention) * SECONDS_PER_VALUE + attention * SECONDS_PER_ATTENTION_VALUE
+    return Cost(values, values * BYTES_PER_VALUE, seconds)
 
 
 def sample_cost(config: GPTConfig, positions: int) -> Cost:
     """A sample that runs for `positions` tokens (block_size at the longest)."""
-    values = values_per_step(config, positions, sampling=True)
-    alive = values_alive_in_sample(config, positions)
-    return Cost(values, alive * SAMPLE_BYTES_PER_LIVE_VALUE, values * SAMPLE_SECONDS_PER_VALUE)
+    values, attention = values_per_step(config, positions, sampling=True), attention_values(config, positions)
+    seconds = (values - attention) * SAMPLE_SECONDS_PER_VALUE + attention * SAMPLE_SECONDS_PER_ATTENTION_VALUE
+    return Cost(values, values_alive_in_sample(config, positions) * SAMPLE_BYTES_PER_LIVE_VALUE, seconds)
 
 
 def values_per_pass(config: GPTConfig, positions: int) -> int:
@@ -185,7 +194,7 @@ def what_to_change(config: GPTConfig, name: Namer = str) -> str:
     """
     v, e, h, layers, positions = config.vocab_size, config.n_embd, config.n_head, config.n_layer, config.block_size
     parts = {
-        "length": layers * (4 * e + 9 * h) * positions * (positions + 1) // 2,
+        "length": attention_values(config, positions),
         "blocks": positions * layers * (24 * e * e + 22 * e + 12 + h),
         "vocabulary": positions * (2 * v * e + 9 * v + 1),
     }

@@ -74,8 +74,10 @@ def epilog() -> str:
         "each number it computes: per token, in proportion to n_layer x n_embd^2, and for attention in "
         "proportion to the square of the document's length. A sample reads up to block_size tokens in the "
         f"same way. In a step a Value takes about {limits.BYTES_PER_VALUE} bytes and "
-        f"{limits.SECONDS_PER_VALUE * 1e6:g} microseconds, backward pass included; a sample takes about "
-        f"{limits.SAMPLE_SECONDS_PER_VALUE * 1e6:g} microseconds a Value and keeps only part of them. The "
+        f"{limits.SECONDS_PER_VALUE * 1e6:g} microseconds ({limits.SECONDS_PER_ATTENTION_VALUE * 1e6:g} in "
+        "attention over earlier positions), backward pass included; a sample takes about "
+        f"{limits.SAMPLE_SECONDS_PER_VALUE * 1e6:g} microseconds a Value "
+        f"({limits.SAMPLE_SECONDS_PER_ATTENTION_VALUE * 1e6:g} in attention) and keeps only part of them. The "
         f"default model builds {limits.values_per_pass(default, 7):,} in a step on a 6-letter name. So time "
         "grows with --steps, with the square of --n-embd and with the square of the longest document, and "
         "memory with the last two.",
@@ -94,9 +96,11 @@ def epilog() -> str:
 
 
 def bound_step() -> str:
-    """What a training step of MAX_VALUES_PER_PASS Values takes: '2.05 GB and 16 s'."""
+    """What a training step of MAX_VALUES_PER_PASS Values takes: '2.05 GB and 11 s to 17 s'."""
     values = MAX_VALUES_PER_PASS
-    return f"{limits.size(values * limits.BYTES_PER_VALUE)} and {limits.duration(values * limits.SECONDS_PER_VALUE)}"
+    fastest, slowest = (values * rate for rate in (limits.SECONDS_PER_VALUE, limits.SECONDS_PER_ATTENTION_VALUE))
+    memory = limits.size(values * limits.BYTES_PER_VALUE)
+    return f"{memory} and {limits.duration(fastest)} to {limits.duration(slowest)}"
 
 
 OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,
