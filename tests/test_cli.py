@@ -26,6 +26,7 @@ from microgpt.train import Progress
 
 TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so these tests stay fast
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+ACKNOWLEDGED = "stopping after this step, then saving what was trained"  # a stop during training, at once
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, FIFOs and devices")
 
 
@@ -221,6 +222,7 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM); SIGHUP (a closed terminal) does" in readme
     assert f"the same with {128 + signal.SIGHUP}" in readme
     assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
+    assert f"(`microgpt: Ctrl-C (SIGINT): {ACKNOWLEDGED}`, however long the step)" in readme
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
 
 
@@ -693,7 +695,7 @@ def test_a_stop_signal_is_acknowledged_at_once_before_the_step_ends(tmp_path, na
     assert result.returncode == 128 + getattr(signal, name), result.stderr
     lines = [line for line in result.stderr.splitlines() if not line.startswith("step ")]
     assert lines == [
-        f"microgpt: {said}: stopping after this step, then saving what was trained",
+        f"microgpt: {said}: {ACKNOWLEDGED}",
         "-- step 3 done --",
         f"{said} at step 3 of 50; saved what was trained so far",
     ]
