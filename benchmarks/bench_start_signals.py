@@ -3,8 +3,9 @@
 `python -m microgpt` and the `microgpt` command (the script pip writes) are started many times, and
 each is sent one signal a chosen number of milliseconds after it starts (spread evenly from 0 to 60
 ms), during `train --steps 1` on a tiny model. Each outcome is counted: the one line the README
-promises, Python's own traceback, a silent end by the signal, or a run that ended before the signal
-came. The tests deliver signals at exact points deterministically; this shows where real timing falls.
+promises, the lines of a stop during training, Python's own traceback (while Python starts, before
+microgpt's first line), a silent end by the signal, or a run that ended before the signal came.
+The tests deliver signals at exact points deterministically; this shows where real timing falls.
 
 Usage: .venv/bin/python benchmarks/bench_start_signals.py [TRIALS]   (default 40 per entry point and
 signal; `make bench-signals`). Timing on a shared machine is noisy: read the load average beside it.
@@ -52,18 +53,18 @@ def outcome(argv: list[str], signum: int, delay: float, out: Path) -> str:
     _, stderr = proc.communicate(timeout=60)
     out.unlink(missing_ok=True)
     name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+    lines = [line for line in stderr.splitlines() if not line.startswith("step ")]
     if "Traceback" in stderr:
-        return "traceback"
+        return "traceback" if proc.returncode in (1, -signum) else f"traceback, status {proc.returncode}"
     if proc.returncode == 0:
         return "finished first"
-    lines = [line for line in stderr.splitlines() if not line.startswith("step ")]
-    if proc.returncode == -signum and lines == [f"microgpt: stopped by {name}"]:
+    if proc.returncode != -signum:
+        return f"other ({proc.returncode}: {stderr.strip()[-80:]!r})"
+    if lines == [f"microgpt: stopped by {name}"]:
         return "one line"
-    if proc.returncode == -signum and any(f"microgpt: {name}" in line for line in lines):
-        return "one line"  # during the step: acknowledged, saved, said
-    if proc.returncode == -signum and not stderr.strip():
-        return "silent"
-    return f"other ({proc.returncode}: {stderr.strip()[:60]!r})"
+    if lines and all(name in line for line in lines):  # during training: heard, saved, said so
+        return "said so (training)"
+    return "silent" if not lines else f"other ({stderr.strip()[-80:]!r})"
 
 
 def main() -> None:
