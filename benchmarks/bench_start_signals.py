@@ -7,8 +7,9 @@ promises, the lines of a stop during training, Python's own traceback (while Pyt
 microgpt's first line), a silent end by the signal, or a run that ended before the signal came.
 The tests deliver signals at exact points deterministically; this shows where real timing falls.
 
-Usage: .venv/bin/python benchmarks/bench_start_signals.py [TRIALS]   (default 40 per entry point and
-signal; `make bench-signals`). Timing on a shared machine is noisy: read the load average beside it.
+Usage: .venv/bin/python benchmarks/bench_start_signals.py [TRIALS [LAST_MS]]   (default 40 per entry
+point and signal, 0 to 60 ms; `make bench-signals`). Timing on a shared machine is noisy: read the
+load average beside it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
-LAST_MS = 60.0
+LAST_MS = 60.0  # by default: Python's own start-up is about that long on an idle machine, longer on a busy one
 
 
 def entry_points() -> dict[str, list[str]]:
@@ -69,13 +70,14 @@ def outcome(argv: list[str], signum: int, delay: float, out: Path) -> str:
 
 def main() -> None:
     trials = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    print(f"load average {os.getloadavg()[0]:.1f}; {trials} signals per row, sent 0 to {LAST_MS:g} ms after start")
+    last_ms = float(sys.argv[2]) if len(sys.argv) > 2 else LAST_MS
+    print(f"load average {os.getloadavg()[0]:.1f}; {trials} signals per row, sent 0 to {last_ms:g} ms after start")
     with tempfile.TemporaryDirectory() as tmp:
         for label, argv in entry_points().items():
             for signum in SIGNALS:
                 counts: collections.Counter[str] = collections.Counter()
                 for i in range(trials):
-                    delay = LAST_MS / 1000 * i / max(1, trials - 1)
+                    delay = last_ms / 1000 * i / max(1, trials - 1)
                     counts[outcome(argv, signum, delay, Path(tmp) / "m.json")] += 1
                 shown = ", ".join(f"{n} {kind}" for kind, n in counts.most_common())
                 print(f"{label:24} {signal.Signals(signum).name:8} {shown}", flush=True)
