@@ -6,12 +6,12 @@ status, as later. Before it (while Python itself starts, and, for the `microgpt`
 script pip wrote imports this module) Python's own defaults apply: see README.md, "Stopping".
 """
 
-import signal
 import sys
-from types import FrameType
 
 # The stop signals of microgpt/cli/stopping.py, named here again: this module must not wait for that one to load.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+# Named, not imported: this module imports nothing more at its top (not even signal), since the script pip
+# writes for the `microgpt` command imports it before main() runs, and a Ctrl-C meanwhile is Python's traceback.
+STOP_SIGNAL_NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 class StoppedWhileStarting(BaseException):
@@ -30,7 +30,7 @@ def main() -> None:
 
         run()  # exits; it catches stop signals itself once its handlers are in place
     except KeyboardInterrupt:  # before they are, or in the instant after they are taken down
-        stopped_while_starting(signal.SIGINT)
+        stopped_while_starting(None)
     except StoppedWhileStarting as e:
         stopped_while_starting(e.signum)
 
@@ -38,21 +38,28 @@ def main() -> None:
 def stop_signals_raise() -> None:
     """SIGTERM and SIGHUP raise an exception from now on, as Ctrl-C already does, instead of ending
     the process silently; one that is ignored (a job started with nohup) stays ignored."""
+    import signal
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def handler(signum: int, frame: object) -> None:
         raise StoppedWhileStarting(signum)
 
-    for signum in STOP_SIGNALS:
-        if signum != signal.SIGINT and signal.getsignal(signum) is not signal.SIG_IGN:
+    for name in STOP_SIGNAL_NAMES[1:]:
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, handler)
 
 
-def stopped_while_starting(signum: int) -> None:
+def stopped_while_starting(signum: int | None) -> None:
+    """Say which signal stopped the program, and end it by that signal; None: Ctrl-C (KeyboardInterrupt)."""
     said = False
     while True:  # a second signal while this loads is one more reason to stop, not a traceback
         try:
-            for other in STOP_SIGNALS:
-                signal.signal(other, signal.SIG_IGN)
+            import signal
+
+            for other in STOP_SIGNAL_NAMES:
+                if hasattr(signal, other):
+                    signal.signal(getattr(signal, other), signal.SIG_IGN)
+            signum = signal.SIGINT if signum is None else signum
             if not said:
                 said = True
                 name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name

@@ -964,6 +964,14 @@ def test_sigterm_or_sighup_while_python_loads_microgpt_is_one_line_too(tmp_path,
     assert os.listdir(tmp_path) == []
 
 
+def test_the_script_pip_writes_imports_nothing_more_than_microgpt_main_before_main_runs():
+    # pip's script imports microgpt.__main__, then calls main(): until then a Ctrl-C is Python's traceback,
+    # so that import must be as short as it can be
+    code = "import sys; before = set(sys.modules); import microgpt.__main__; print(sorted(set(sys.modules) - before))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "['microgpt', 'microgpt.__main__']", result.stderr
+
+
 def test_the_microgpt_command_runs_what_python_m_microgpt_runs():
     import tomllib
 
