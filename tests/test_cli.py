@@ -26,6 +26,7 @@ from microgpt.train import Progress
 
 TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so these tests stay fast
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+ACKNOWLEDGED = "stopping after this step, then saving what was trained"  # a stop during training, at once
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, FIFOs and devices")
 
 
@@ -213,11 +214,15 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     assert f"at most {limits.MAX_PARAMETERS:,} parameters (the default has {n_params:,})" in readme
     assert f"UTF-8 file of at most {limits.MAX_DATA_BYTES // 2**20} MiB" in readme
     memory = limits.size(limits.MAX_VALUES_PER_PASS * limits.BYTES_PER_VALUE)
-    assert f"builds at most {limits.MAX_VALUES_PER_PASS:,} Values, the numbers of its graph (about {memory})" in readme
+    assert (
+        f"builds at most {limits.MAX_VALUES_PER_PASS:,} Values, the numbers of its graph (a step that large keeps "
+        f"them all, about {memory}; a sample keeps only part of them)"
+    ) in readme
     assert f"bounds `--block-size` at each width ({limits.longest_block(default_model)} at the default width)" in readme
     assert f"exits {EXIT_SIGINT} (Ctrl-C) or {EXIT_SIGTERM} (SIGTERM); SIGHUP (a closed terminal) does" in readme
     assert f"the same with {128 + signal.SIGHUP}" in readme
     assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
+    assert f"(`microgpt: Ctrl-C (SIGINT): {ACKNOWLEDGED}`, however long the step)" in readme
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
 
 
@@ -664,6 +669,70 @@ def test_a_stop_signal_finishes_the_step_saves_says_so_and_exits_128_plus_signal
     assert "Traceback" not in result.stderr
 
 
+SIGNAL_AT_THE_START_OF_STEP_3 = """
+import microgpt.train
+real_step, calls = microgpt.train.train_step, []
+def train_step(*args):
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.{name})  # as the step begins: a large step would take seconds from here
+    loss = real_step(*args)
+    if len(calls) == 3:
+        os.write(2, b"-- step 3 done --\\n")
+    return loss
+microgpt.train.train_step = train_step
+"""
+
+
+@posix_only
+@pytest.mark.parametrize(
+    ("name", "said"), [("SIGINT", "Ctrl-C (SIGINT)"), ("SIGTERM", "SIGTERM"), ("SIGHUP", "SIGHUP")]
+)
+def test_a_stop_signal_is_acknowledged_at_once_before_the_step_ends(tmp_path, name, said):
+    out = tmp_path / "m.json"
+    hook = SIGNAL_AT_THE_START_OF_STEP_3.format(name=name)
+    result = microgpt_with_hook(hook, "train", "--steps", "50", *TINY, "--out", str(out))
+    assert result.returncode == 128 + getattr(signal, name), result.stderr
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("step ")]
+    assert lines == [
+        f"microgpt: {said}: {ACKNOWLEDGED}",
+        "-- step 3 done --",
+        f"{said} at step 3 of 50; saved what was trained so far",
+    ]
+    assert_saved_completely(out, steps=3, planned=50)
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_stop_with_a_stderr_that_cannot_be_written_still_finishes_the_step_and_saves(tmp_path):
+    out = tmp_path / "m.json"
+    at_step_3 = SIGNAL_AT_THE_START_OF_STEP_3.format(name="SIGINT")
+    at_step_3 = at_step_3.replace('os.write(2, b"-- step 3 done --\\n")', "pass")  # it would fail: stderr is full
+    hook = 'os.dup2(os.open("/dev/full", os.O_WRONLY), 2)\n' + at_step_3
+    result = microgpt_with_hook(hook, "train", "--steps", "50", *TINY, "--out", str(out))
+    assert result.returncode == EXIT_SIGINT
+    assert_saved_completely(out, steps=3, planned=50)
+    assert f"wrote {out} (3 steps)" in result.stdout
+
+
+def test_an_acknowledgement_on_a_terminal_goes_below_the_progress_line():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    line = console.ProgressLine(stream, steps=10)
+    line.update(Progress(1, 10, 2.5))
+    line.interject("microgpt: Ctrl-C (SIGINT): stopping after this step, then saving what was trained")
+    line.update(Progress(10, 10, 2.0))
+    line.finish()
+    shown = stream.getvalue().split("\n")
+    assert shown[0].startswith("\rstep  1/10 | loss 2.5000")
+    assert shown[1] == "microgpt: Ctrl-C (SIGINT): stopping after this step, then saving what was trained"
+    assert shown[2].startswith("\rstep 10/10 | loss 2.0000")  # drawn again, on a line of its own
+    assert shown[3] == ""
+
+
 @posix_only
 @pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
 def test_a_stop_signal_during_the_save_cannot_lose_it(tmp_path, name, status):
@@ -838,20 +907,35 @@ def test_sigquit_during_the_save_stops_the_program_once_the_file_is_in_place(tmp
 
 # --- start-up: a Ctrl-C while Python loads microgpt ---------------------------------------------
 
-SIGINT_WHILE_LOADING = """
+SIGNAL_WHILE_LOADING = """
 import os, runpy, signal, sys
-module = sys.argv.pop(1)
-class SigintAt:  # sends SIGINT, as a Ctrl-C would, the moment Python looks for `module`
+signum, module, how = getattr(signal, sys.argv.pop(1)), sys.argv.pop(1), sys.argv.pop(1)
+class SignalAt:  # sends the signal, as a Ctrl-C or a `kill` would, the moment Python looks for `module`
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name == module:
-            sys.meta_path.remove(SigintAt)
-            os.kill(os.getpid(), signal.SIGINT)
+            sys.meta_path.remove(SignalAt)
+            os.kill(os.getpid(), signum)
         return None
-sys.meta_path.insert(0, SigintAt)
+sys.meta_path.insert(0, SignalAt)
 sys.argv[0] = "microgpt"
-runpy.run_module("microgpt", run_name="__main__", alter_sys=True)  # what `python -m microgpt` does
+if how == "python -m":
+    runpy.run_module("microgpt", run_name="__main__", alter_sys=True)  # what `python -m microgpt` does
+else:  # what the script pip writes for the `microgpt` command does
+    from microgpt.__main__ import main
+    sys.exit(main())
 """
+
+
+def signal_while_loading(tmp_path, name: str, module: str, how: str = "python -m") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", SIGNAL_WHILE_LOADING, name, module, how, "train", "--steps", "1", *TINY]
+        + ["--out", str(tmp_path / "m.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=restore_default_signals,
+    )
 
 
 @posix_only
@@ -860,29 +944,39 @@ runpy.run_module("microgpt", run_name="__main__", alter_sys=True)  # what `pytho
     # the command line's first import, one deep in the standard library, its last, and one loaded while it runs
     ["microgpt.cli.main", "json.scanner", "microgpt.sample", "encodings.utf_8_sig"],
 )
-def test_ctrl_c_while_python_loads_microgpt_is_one_line_and_ends_by_the_signal(tmp_path, module):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            SIGINT_WHILE_LOADING,
-            module,
-            "train",
-            "--steps",
-            "1",
-            *TINY,
-            "--out",
-            str(tmp_path / "m.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=restore_default_signals,
-    )
+@pytest.mark.parametrize("how", ["python -m", "the microgpt command"])
+def test_ctrl_c_while_python_loads_microgpt_is_one_line_and_ends_by_the_signal(tmp_path, module, how):
+    result = signal_while_loading(tmp_path, "SIGINT", module, how)
     assert result.returncode == -signal.SIGINT, result.stderr  # a shell shows 130
     assert result.stderr == "microgpt: stopped by Ctrl-C (SIGINT)\n"
     assert result.stdout == ""
     assert os.listdir(tmp_path) == []
+
+
+@posix_only
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("module", ["microgpt.cli.main", "json.scanner", "microgpt.sample"])
+def test_sigterm_or_sighup_while_python_loads_microgpt_is_one_line_too(tmp_path, name, module):
+    # the first tenth of a second: before, these ended the program silently (the right status, no line)
+    result = signal_while_loading(tmp_path, name, module)
+    assert result.returncode == -getattr(signal, name), result.stderr  # a shell shows 143 or 129
+    assert result.stderr == f"microgpt: stopped by {name}\n"
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_script_pip_writes_imports_nothing_more_than_microgpt_main_before_main_runs():
+    # pip's script imports microgpt.__main__, then calls main(): until then a Ctrl-C is Python's traceback,
+    # so that import must be as short as it can be
+    code = "import sys; before = set(sys.modules); import microgpt.__main__; print(sorted(set(sys.modules) - before))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "['microgpt', 'microgpt.__main__']", result.stderr
+
+
+def test_the_microgpt_command_runs_what_python_m_microgpt_runs():
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["scripts"]["microgpt"] == "microgpt.__main__:main"
 
 
 def test_importing_the_package_loads_none_of_its_modules():
@@ -1011,10 +1105,11 @@ def test_a_document_too_long_for_a_step_to_afford_is_refused_before_anything_is_
     assert status == 2
     err = capsys.readouterr().err
     line = one_error_line(err)
-    assert "block_size 601 reads up to 601 tokens in a step or a sample, which builds " in line
-    assert re.search(r"Values \(about 5\.\d+ GB and \d+ s\); microgpt allows 8,000,000 Values", line), line
+    assert "block_size 601 reads up to 601 tokens in a step or a sample: a step builds " in line
+    assert re.search(r"Values \(about 5\.\d+ GB and \d+ s\), a sample ", line), line
+    assert "; microgpt allows 8,000,000 Values at most; most of it is attention over up to 601 positions" in line
     assert line.endswith(
-        f"at this width --block-size can be at most {limits.longest_block(GPTConfig(3, block_size=601))}"
+        f"at this depth and width --block-size can be at most {limits.longest_block(GPTConfig(3, block_size=601))}"
     )
     assert os.listdir(tmp_path) == ["long.txt"]
 
@@ -1032,9 +1127,9 @@ def test_a_checkpoint_whose_samples_would_run_for_months_is_refused_before_it_is
     forbid_building_a_model()
     assert cli.main(["sample", "--ckpt", str(path), "-n", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)
-    assert "reads up to 999,000 tokens in a step or a sample, which builds " in line
-    assert "days)" in line or "years)" in line
-    assert re.search(r"at this width block_size can be at most \d+$", line), line
+    assert "reads up to 999,000 tokens in a step or a sample: a step builds " in line
+    assert re.search(r"a sample [\d,]+ Values \(about [\d.]+ GB and [\d.]+ (days|years)\)", line), line
+    assert re.search(r"at this depth and width block_size can be at most \d+$", line), line
 
 
 def test_a_huge_step_count_shows_a_long_eta_and_never_reads_as_divergence(tmp_path, monkeypatch, capsys):
@@ -1064,7 +1159,8 @@ def test_help_gives_examples_with_run_times_the_bounds_and_what_makes_a_run_slow
         cli.build_parser().parse_args(shlex.split(command)[3:])  # each example is a valid command line
     assert "--temperature must be a positive number" in text
     assert f"a model has at most {limits.MAX_PARAMETERS:,} parameters" in text
-    assert f"a step or a sample builds at most {limits.cost(limits.MAX_VALUES_PER_PASS)}" in text
+    assert f"a step or a sample builds at most {limits.MAX_VALUES_PER_PASS:,} Values (a step that large" in text
+    assert f"takes about {cli.bound_step()}; a sample less)" in text
     assert f"--data is at most {limits.MAX_DATA_BYTES // 2**20} MiB" in text
     assert "So time grows with --steps, with the square of --n-embd" in text
     assert max(map(len, out.splitlines())) <= 100
@@ -1081,7 +1177,7 @@ def test_each_examples_run_time_agrees_with_the_cost_estimate(command):
     }[args.command]
     docs = load_docs(default_data_path())
     config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)
-    step = sum(limits.values_per_step(config, len(doc) + 1) for doc in docs) / len(docs)
-    one_sample = sum(limits.values_per_step(config, len(doc) + 1, sampling=True) for doc in docs) / len(docs)
-    estimate = (steps * step + samples * one_sample) * limits.SECONDS_PER_VALUE
+    step = sum(limits.step_cost(config, len(doc) + 1).seconds for doc in docs) / len(docs)
+    one_sample = sum(limits.sample_cost(config, len(doc) + 1).seconds for doc in docs) / len(docs)
+    estimate = steps * step + samples * one_sample
     assert estimate / 3 <= cli.EXAMPLES[command] <= 3 * estimate + 1  # + 1: Python's start-up

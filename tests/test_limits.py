@@ -1,13 +1,16 @@
 """The command line's bounds and cost estimates: known before any work, and true to what the work costs."""
 
+import dataclasses
 import gc
 import random
+import re
 import tracemalloc
 
 import pytest
 
 from microgpt import engine
 from microgpt.cli import limits
+from microgpt.cli import main as cli_main
 from microgpt.cli.errors import InputError
 from microgpt.cli.limits import (
     BYTES_PER_VALUE,
@@ -20,6 +23,7 @@ from microgpt.cli.limits import (
     values_per_pass,
     values_per_step,
 )
+from microgpt.cli.main import one_sample
 from microgpt.data import Tokenizer, load_docs
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
@@ -122,13 +126,14 @@ def test_a_pass_beyond_the_bound_is_refused_with_what_it_would_need():
     config = GPTConfig(vocab_size=27, block_size=601)
     with pytest.raises(InputError) as info:
         check_config(config, name=lambda field: "--" + field.replace("_", "-"))
-    values = values_per_pass(config, 601)
     assert str(info.value) == (
         "a model with vocab_size 27, n_layer 1, n_embd 16, n_head 4, block_size 601 reads up to 601 tokens in a "
-        f"step or a sample, which builds {limits.cost(values)}; microgpt allows {limits.cost(MAX_VALUES_PER_PASS)} "
-        f"at most: at this width --block-size can be at most {longest_block(config)}"
+        f"step or a sample: a step builds {limits.step_cost(config, 601)}, a sample {limits.sample_cost(config, 601)}; "
+        f"microgpt allows {MAX_VALUES_PER_PASS:,} Values at most; most of it is attention over up to 601 positions, "
+        "which grows with the square of the length: at this depth and width --block-size can be at most "
+        f"{longest_block(config)}"
     )
-    assert f"about {values * BYTES_PER_VALUE / 1e9:.3g} GB and " in str(info.value)
+    assert f"about {values_per_step(config, 601) * BYTES_PER_VALUE / 1e9:.3g} GB and " in str(info.value)
 
 
 def test_within_the_parameter_bound_a_pass_over_one_token_always_fits():
@@ -200,3 +205,69 @@ def test_check_fits_names_the_document_that_is_too_long():
     message = r"a document is 8 characters long, but block_size 8 fits at most 7: 'abcdefgh'"
     with pytest.raises(InputError, match=message):
         check_fits(["abc", "abcdefgh"], block_size=8)
+
+
+# --- what a sample costs, and what a refusal names --------------------------------------------------
+
+
+@pytest.mark.parametrize(("config", "length"), [*SHAPES, (GPTConfig(vocab_size=27, n_layer=3, block_size=30), 0)])
+def test_sample_cost_is_what_a_sample_really_takes_at_its_peak(config, length):
+    """The memory a sample of block_size tokens holds at its peak, built as the command line builds it."""
+    model, tokenizer = Model.init(config), Tokenizer("abcdefghijklmnopqrstuvwxyz"[: config.vocab_size - 1])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        text = one_sample(model, tokenizer, FirstToken(), 0.5)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert len(text) == config.block_size
+    estimate = limits.sample_cost(config, config.block_size)
+    assert estimate.values == values_per_step(config, config.block_size, sampling=True)
+    assert 0.7 * estimate.bytes <= peak <= estimate.bytes, (peak, estimate)  # an estimate that errs high
+
+
+def test_a_sample_keeps_alive_only_part_of_what_it_builds_and_a_step_all():
+    config = GPTConfig(vocab_size=27, block_size=100)
+    assert limits.values_alive_in_sample(config, 100) < values_per_step(config, 100, sampling=True) / 4
+    assert limits.sample_cost(config, 100).bytes < limits.step_cost(config, 100).bytes / 4
+
+
+def test_the_command_line_samples_with_the_cyclic_collector_paused(monkeypatch):
+    seen = []
+    monkeypatch.setattr(cli_main, "sample", lambda *args: seen.append(gc.isenabled()) or "")
+    config = GPTConfig(vocab_size=3, n_embd=4, n_head=1, block_size=4)
+    cli_main.print_samples(Model.init(config), Tokenizer("ab"), 2, 0.5, seed=1)
+    assert seen == [False, False]
+    assert gc.isenabled()
+
+
+def flag(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+@pytest.mark.parametrize(
+    ("config", "cause", "field", "others"),
+    [
+        # the issue's case: depth, not width or length, and never a block_size of 1 (no document fits)
+        (GPTConfig(3, n_layer=83_000, n_embd=1, n_head=1, block_size=2), "depth, 83,000 blocks", "n_layer", []),
+        (GPTConfig(27, n_embd=140, block_size=30), "width", "n_embd", []),
+        (GPTConfig(499_980, n_embd=1, n_head=1, block_size=20), "the vocabulary", "vocab_size", []),
+        (GPTConfig(27, block_size=601), "attention over up to 601 positions", "block_size", []),
+    ],
+    ids=["depth", "width", "vocabulary", "length"],
+)
+def test_a_refusal_names_its_real_cause_and_how_far_that_setting_can_go(config, cause, field, others):
+    with pytest.raises(InputError) as info:
+        check_config(config, name=flag)
+    message = str(info.value)
+    assert f"most of it is {cause}" in message, message
+    if field == "vocab_size":
+        most = int(re.search(r"at most ([\d,]+) tokens", message)[1].replace(",", ""))
+    else:
+        most = int(re.search(rf"{flag(field)} can be at most ([\d,]+)", message)[1].replace(",", ""))
+        assert message.count("can be at most") == 1
+    step = config.n_head if field == "n_embd" else 1
+    assert limits.fits(dataclasses.replace(config, **{field: most}))  # the remedy it names is one
+    assert not limits.fits(dataclasses.replace(config, **{field: most + step}))  # and the furthest that setting goes

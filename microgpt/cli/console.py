@@ -5,6 +5,7 @@ written raises StdoutFailed (one error line), a stderr that cannot be written is
 """
 
 import math
+import os
 import sys
 import time
 from collections import deque
@@ -64,6 +65,21 @@ def note(line: str) -> None:
         pass
 
 
+def write_now(stream: TextIO, text: str) -> None:
+    """Write text straight to the stream's file descriptor, past its buffer: from a signal handler, a
+    write to the stream itself could land in the middle of one it interrupted (a RuntimeError for a
+    reentrant call). Anything that fails is given up on; the program goes on."""
+    try:
+        data = text.encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace")
+        os.write(stream.fileno(), data)
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture), closed, a reader gone
+        try:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError, RuntimeError):
+            pass
+
+
 def silence_stdout() -> None:
     """Point stdout at the null device, so Python's final flush at exit cannot fail a second time."""
     try:
@@ -118,6 +134,16 @@ class ProgressLine:
                 self._write("\n")
         elif self.pending:
             self._write(self.pending + "\n")
+
+    def interject(self, line: str) -> None:
+        """Say one line now, even from a signal handler in the middle of a write; on a terminal, below the
+        progress line, which is drawn again under it."""
+        if self.broken or self.stream is None:
+            return
+        text = printable(line) + "\n"
+        if self.live and self.width:
+            text, self.width = "\n" + text, 0
+        write_now(self.stream, text)
 
     def _write(self, text: str) -> None:
         if self.broken or self.stream is None:

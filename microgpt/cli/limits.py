@@ -26,14 +26,23 @@ MAX_DATA_BYTES = 16 * 2**20
 # memory. The default model has 4,192 parameters.
 MAX_PARAMETERS = 1_000_000
 
-# A step, or one sample, builds a graph of Values that lives until the step ends: its size (see
-# values_per_pass) is what makes a run slow or large, so it is bounded too.
+# A step, or one sample, builds a graph of Values: its size (see values_per_pass) is what makes a run
+# slow or large, so it is bounded too.
 MAX_VALUES_PER_PASS = 8_000_000
-# Measured with tracemalloc (tests/test_limits.py checks it): the peak memory of a training step,
-# backward pass included, per Value it builds; 218 to 251 bytes on CPython 3.11.
+# What a training step costs, measured at the bound (benchmarks/bench_estimates.py prints estimate beside
+# measurement): it keeps every Value it builds until its backward pass is done. Memory with tracemalloc
+# (tests/test_limits.py checks it): 218 to 251 bytes a Value at its peak, backward pass included.
 BYTES_PER_VALUE = 256
-# Measured: 1.5 microseconds a Value in a small step on a 2-core machine, up to 5 in a large one.
-SECONDS_PER_VALUE = 2e-6
+# CPU time a Value, forward and backward, with the cyclic garbage collector paused as train() pauses it:
+# the Values of attention over earlier positions (attention_values) cost more than the rest, measured.
+SECONDS_PER_VALUE = 1.35e-6
+SECONDS_PER_ATTENTION_VALUE = 2.1e-6
+# What a sample costs: no backward pass, and only part of its graph stays alive (see values_alive_in_sample);
+# the command line samples with the collector paused too. Bytes per Value alive at the peak (tracemalloc:
+# 155 to 171), and CPU time per Value built, as for a step.
+SAMPLE_BYTES_PER_LIVE_VALUE = 176
+SAMPLE_SECONDS_PER_VALUE = 0.5e-6
+SAMPLE_SECONDS_PER_ATTENTION_VALUE = 0.86e-6
 
 Namer = Callable[[str], str]  # how a message names a GPTConfig field: n_embd, or the flag --n-embd
 
@@ -69,21 +78,85 @@ def values_per_step(config: GPTConfig, positions: int, sampling: bool = False) -
     return positions * (model + head) + growing * positions * (positions + 1) // 2 + loss
 
 
+def attention_values(config: GPTConfig, positions: int) -> int:
+    """The Values a step or a sample over `positions` tokens builds for attention over the positions so far."""
+    return config.n_layer * (4 * config.n_embd + 9 * config.n_head) * positions * (positions + 1) // 2
+
+
+def values_alive_in_sample(config: GPTConfig, positions: int) -> int:
+    """The most Values a sample of `positions` tokens holds at once (tests/test_limits.py checks the memory).
+
+    A sample keeps every layer's keys and values, and with them the graph they were computed from:
+    all of every block but the last, and the last one's input up to its keys and values. The rest
+    of a position (the last block's attention and MLP, the logits, the softmax) lives only until the
+    next position's logits replace it, so at the last position two of them are alive.
+    """
+    v, e, h, layers = config.vocab_size, config.n_embd, config.n_head, config.n_layer
+    block = 24 * e * e + 22 * e + 12 + h  # one block at one position, attention's growing part aside
+    growing = 4 * e + 9 * h  # times the position's number
+    up_to_kv = 4 * e * e + 5 * e + 6  # the last block's rmsnorm, keys and values
+    kept = (
+        positions * (4 * e + 6 + (layers - 1) * block + up_to_kv)
+        + (layers - 1) * growing * positions * (positions + 1) // 2
+    )
+
+    def passing(position: int) -> int:  # what position `position` builds that the next one lets go
+        return block - up_to_kv + growing * (position + 1) + 2 * v * e + v + 8 * v + 1
+
+    return kept + sum(passing(position) for position in range(max(0, positions - 2), positions))
+
+
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """What one training step or one sample costs: the Values it builds, its peak memory and CPU time."""
+
+    values: int
+    bytes: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return f"{number(self.values, ',')} Values (about {size(self.bytes)} and {duration(self.seconds)})"
+
+
+def step_cost(config: GPTConfig, positions: int) -> Cost:
+    """A training step over a document of `positions` tokens plus the one each position predicts."""
+    values, attention = values_per_step(config, positions), attention_values(config, positions)
+    seconds = (values - attention) * SECONDS_PER_VALUE + attention * SECONDS_PER_ATTENTION_VALUE
+    return Cost(values, values * BYTES_PER_VALUE, seconds)
+
+
+def sample_cost(config: GPTConfig, positions: int) -> Cost:
+    """A sample that runs for `positions` tokens (block_size at the longest)."""
+    values, attention = values_per_step(config, positions, sampling=True), attention_values(config, positions)
+    seconds = (values - attention) * SAMPLE_SECONDS_PER_VALUE + attention * SAMPLE_SECONDS_PER_ATTENTION_VALUE
+    return Cost(values, values_alive_in_sample(config, positions) * SAMPLE_BYTES_PER_LIVE_VALUE, seconds)
+
+
 def values_per_pass(config: GPTConfig, positions: int) -> int:
     """The Values a step or a sample over `positions` tokens builds, whichever is more."""
     return max(values_per_step(config, positions), values_per_step(config, positions, sampling=True))
 
 
-def longest_block(config: GPTConfig) -> int:
-    """The largest block_size at which a pass of this shape stays within MAX_VALUES_PER_PASS (0 if none)."""
-    low, high = 0, MAX_VALUES_PER_PASS  # a pass costs more than one Value per position
+def fits(config: GPTConfig) -> bool:
+    return values_per_pass(config, config.block_size) <= MAX_VALUES_PER_PASS
+
+
+def largest(within: Callable[[int], bool], high: int) -> int:
+    """The largest n in 0..high for which within(n) holds, where it holds up to some n and never after (0 if none)."""
+    low = 0
     while low < high:
         mid = (low + high + 1) // 2
-        if values_per_pass(config, mid) <= MAX_VALUES_PER_PASS:
+        if within(mid):
             low = mid
         else:
             high = mid - 1
     return low
+
+
+def longest_block(config: GPTConfig) -> int:
+    """The largest block_size at which a pass of this shape stays within MAX_VALUES_PER_PASS (0 if none)."""
+    # a pass costs more than one Value per position
+    return largest(lambda n: values_per_pass(config, n) <= MAX_VALUES_PER_PASS, MAX_VALUES_PER_PASS)
 
 
 def check_config(config: GPTConfig, name: Namer = str) -> None:
@@ -102,21 +175,60 @@ def check_config(config: GPTConfig, name: Namer = str) -> None:
             f"a model with {shape} has {number(n, ',')} parameters, which need {size(n * each)} of memory "
             f"at {each} bytes each; microgpt builds at most {MAX_PARAMETERS:,} ({size(MAX_PARAMETERS * each)})"
         )
-    values = values_per_pass(config, config.block_size)
-    if values > MAX_VALUES_PER_PASS:  # never at block_size 1 within MAX_PARAMETERS: there is always a way
+    if not fits(config):
+        positions = config.block_size
         raise InputError(
-            f"a model with {shape} reads up to {config.block_size:,} tokens in a step or a sample, which "
-            f"builds {cost(values)}; microgpt allows {cost(MAX_VALUES_PER_PASS)} at most: at this width "
-            f"{name('block_size')} can be at most {longest_block(config)}"
+            f"a model with {shape} reads up to {positions:,} tokens in a step or a sample: a step builds "
+            f"{step_cost(config, positions)}, a sample {sample_cost(config, positions)}; microgpt allows "
+            f"{MAX_VALUES_PER_PASS:,} Values at most; {what_to_change(config, name)}"
         )
 
 
-def cost(values: int) -> str:
-    """What a pass that builds `values` Values needs, in words: '2,000,000 Values (about 512 MB and 4 s)'."""
-    return (
-        f"{number(values, ',')} Values (about {size(values * BYTES_PER_VALUE)} "
-        f"and {duration(values * SECONDS_PER_VALUE)})"
-    )
+def what_to_change(config: GPTConfig, name: Namer = str) -> str:
+    """Which of the shape's parts makes a pass too large, and how far that setting can go with the others as they are.
+
+    A pass's Values fall in three parts (see values_per_step): attention over the positions so far,
+    which grows with the square of the length; the blocks, depth times a cost that grows with the
+    square of the width; and the vocabulary, read and scored at every position. The largest part is
+    the cause; a block_size of 1 fits no document at all, so it is never offered as the remedy.
+    """
+    v, e, h, layers, positions = config.vocab_size, config.n_embd, config.n_head, config.n_layer, config.block_size
+    parts = {
+        "length": attention_values(config, positions),
+        "blocks": positions * layers * (24 * e * e + 22 * e + 12 + h),
+        "vocabulary": positions * (2 * v * e + 9 * v + 1),
+    }
+
+    def with_(**change: int) -> GPTConfig:
+        return dataclasses.replace(config, **change)
+
+    remedies = []
+    for part in sorted(parts, key=parts.__getitem__, reverse=True):
+        if part == "length" and (most := longest_block(config)) >= 2:
+            remedies.append(
+                f"most of it is attention over up to {positions:,} positions, which grows with the square of "
+                f"the length: at this depth and width {name('block_size')} can be at most {most}"
+            )
+        elif part == "blocks" and layers > 1 and (most := largest(lambda n: fits(with_(n_layer=n)), layers)) >= 1:
+            remedies.append(
+                f"most of it is depth, {layers:,} blocks: at this width and length {name('n_layer')} can be "
+                f"at most {most:,}"
+            )
+        elif part == "blocks" and (most := h * largest(lambda k: fits(with_(n_embd=k * h)), e // h)) >= 1:
+            remedies.append(
+                f"most of it is width, which each block costs with its square: at this depth and length "
+                f"{name('n_embd')} can be at most {most:,} (a multiple of {name('n_head')} {h})"
+            )
+        elif part == "vocabulary" and (most := largest(lambda n: fits(with_(vocab_size=n)), v)) >= 2:
+            remedies.append(
+                f"most of it is the vocabulary, scored at every position: at this shape it can have at most "
+                f"{most:,} tokens ({most - 1:,} distinct characters and BOS), not {v:,}"
+            )
+        if remedies:
+            return remedies[0]
+    # nothing fits by changing one setting alone (a pass over one token always fits, but fits no document)
+    most = longest_block(config)
+    return f"make the model smaller or {name('block_size')} shorter (at this shape it can be at most {most})"
 
 
 def check_fits(docs: list[str], block_size: int) -> None:

@@ -11,7 +11,7 @@ import random
 import shlex
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from microgpt import __version__
@@ -33,7 +33,7 @@ from microgpt.data import Tokenizer, default_data_path
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.sample import sample
-from microgpt.train import train
+from microgpt.train import cyclic_gc_paused, train
 
 DEMO_STEPS = 300  # `python -m microgpt` alone: see EXAMPLES
 DEMO_SAMPLES = 10
@@ -73,13 +73,19 @@ def epilog() -> str:
         "What a run costs: each training step reads one document and builds a graph of Values, one for "
         "each number it computes: per token, in proportion to n_layer x n_embd^2, and for attention in "
         "proportion to the square of the document's length. A sample reads up to block_size tokens in the "
-        f"same way. A Value takes about {limits.BYTES_PER_VALUE} bytes and {limits.SECONDS_PER_VALUE * 1e6:g} "
-        f"microseconds; the default model builds {limits.values_per_pass(default, 7):,} in a step on a "
-        "6-letter name. So time grows with --steps, with the square of --n-embd and with the square of the "
-        "longest document, and memory with the last two.",
+        f"same way. In a step a Value takes about {limits.BYTES_PER_VALUE} bytes and "
+        f"{limits.SECONDS_PER_VALUE * 1e6:g} microseconds ({limits.SECONDS_PER_ATTENTION_VALUE * 1e6:g} in "
+        "attention over earlier positions), backward pass included; a sample takes about "
+        f"{limits.SAMPLE_SECONDS_PER_VALUE * 1e6:g} microseconds a Value "
+        f"({limits.SAMPLE_SECONDS_PER_ATTENTION_VALUE * 1e6:g} in attention) and keeps only part of them. The "
+        f"default model builds {limits.values_per_pass(default, 7):,} in a step on a 6-letter name. So time "
+        "grows with --steps, with the square of --n-embd and with the square of the longest document, and "
+        "memory with the last two.",
         f"Bounds, checked before any work, with what a larger request would need: a model has at most "
-        f"{MAX_PARAMETERS:,} parameters; a step or a sample builds at most {limits.cost(MAX_VALUES_PER_PASS)}, "
-        f"which bounds --block-size at each width; --data is at most {MAX_DATA_BYTES // 2**20} MiB.",
+        f"{MAX_PARAMETERS:,} parameters; a step or a sample builds at most {MAX_VALUES_PER_PASS:,} Values "
+        f"(a step that large takes about {bound_step()}; "
+        "a sample less), which bounds --block-size at each width; "
+        f"--data is at most {MAX_DATA_BYTES // 2**20} MiB.",
         f"Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr); "
         f"{stops} (train first finishes its step and saves what it trained, and says so; then it ends by the "
         f"signal, which a shell shows as that status); {EXIT_BROKEN_PIPE} the reader of standard output went "
@@ -87,6 +93,14 @@ def epilog() -> str:
     ]
     text = [textwrap.fill(paragraph, HELP_WIDTH) for paragraph in paragraphs]
     return "\n\n".join(["examples, and roughly how long each takes on a laptop:\n" + "\n".join(examples), *text])
+
+
+def bound_step() -> str:
+    """What a training step of MAX_VALUES_PER_PASS Values takes: '2.05 GB and 11 s to 17 s'."""
+    values = MAX_VALUES_PER_PASS
+    fastest, slowest = (values * rate for rate in (limits.SECONDS_PER_VALUE, limits.SECONDS_PER_ATTENTION_VALUE))
+    memory = limits.size(values * limits.BYTES_PER_VALUE)
+    return f"{memory} and {limits.duration(fastest)} to {limits.duration(slowest)}"
 
 
 OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,
@@ -240,8 +254,9 @@ def cmd_demo() -> int:
     check_config(config)  # the default shape on the shipped names: checked all the same, as train does
     check_fits(docs, config.block_size)
     model = Model.init(config)
-    with stop_when_safe() as stop:
-        done = fit(model, tokenizer, docs, DEMO_STEPS, lr=0.01, stop=stop)
+    progress = ProgressLine(sys.stderr, DEMO_STEPS)
+    with stop_when_safe(acknowledge(progress, "then sampling from what was trained")) as stop:
+        done = fit(model, tokenizer, docs, DEMO_STEPS, 0.01, stop, progress)
     if stop.signum is not None:
         note(f"{signal_name(stop.signum)} at step {done}; sampling from what was trained so far")
     note(f"{DEMO_SAMPLES} samples at temperature 0.5:")
@@ -267,8 +282,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     model = Model.init(config, seed=args.seed)
 
     # From here to the end, Ctrl-C and SIGTERM only ask to stop: the step finishes, the save completes.
-    with stop_when_safe() as stop:
-        done = fit(model, tokenizer, docs, args.steps, args.lr, stop)
+    progress = ProgressLine(sys.stderr, args.steps)
+    saving = False
+    training = acknowledge(progress, "then saving what was trained")
+
+    def heard(signum: int) -> None:
+        if not saving:  # one that arrives during the save waits for the file to be in place; the note after says so
+            training(signum)
+
+    with stop_when_safe(heard) as stop:
+        done = fit(model, tokenizer, docs, args.steps, args.lr, stop, progress)
+        saving = True
         meta = {
             "steps": done,
             "steps_planned": args.steps,
@@ -315,13 +339,39 @@ def cmd_sample(args: argparse.Namespace) -> int:
 def print_samples(model: Model, tokenizer: Tokenizer, n: int, temperature: float, seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(n):
-        say(sample(model, tokenizer, rng, temperature))
+        say(one_sample(model, tokenizer, rng, temperature))
 
 
-def fit(model: Model, tokenizer: Tokenizer, docs: list[str], steps: int, lr: float, stop: StopRequest) -> int:
+def one_sample(model: Model, tokenizer: Tokenizer, rng: random.Random, temperature: float) -> str:
+    """One sample, built as a training step is: with the cyclic garbage collector paused while its graph
+    lives. The graph holds no cycles, and the collector would walk it again and again as it grows (at the
+    bound, 5.7 to 6.6 times the sample's time, measured in issue 38); limits.sample_cost estimates a sample
+    built this way. Done here, not in sample.py: the page that teaches sampling stays about sampling, and
+    the site's own callers pause the collector the same way (docs/training.md, microgpt/course/live.py)."""
+    with cyclic_gc_paused():
+        return sample(model, tokenizer, rng, temperature)
+
+
+def acknowledge(progress: ProgressLine, then: str) -> Callable[[int], None]:
+    """What a stop signal during training says at once, whatever the step's size: that it was heard."""
+
+    def say_heard(signum: int) -> None:
+        progress.interject(f"microgpt: {signal_name(signum)}: stopping after this step, {then}")
+
+    return say_heard
+
+
+def fit(
+    model: Model,
+    tokenizer: Tokenizer,
+    docs: list[str],
+    steps: int,
+    lr: float,
+    stop: StopRequest,
+    progress: ProgressLine,
+) -> int:
     """Train with a progress line until done or asked to stop (after a whole step); return the steps done."""
     optimizer = Adam(model.params, lr=lr, total_steps=steps)
-    progress = ProgressLine(sys.stderr, steps)
     run = train(model, optimizer, tokenizer, docs, steps)
     done = 0
     try:

@@ -3,8 +3,9 @@
 Three rules, used by the command line and by the file writer:
 
 - `stop_at_once()`: where nothing is left to save (start-up, sampling), a stop signal raises `Stopped`.
-- `stop_when_safe()`: while a model trains and is saved, a stop signal only records a request; the
-  loop stops after the current step, the checkpoint is saved, and later signals change nothing.
+- `stop_when_safe()`: while a model trains and is saved, a stop signal only records a request, and
+  is acknowledged at once; the loop stops after the current step, the checkpoint is saved, and later
+  signals change nothing.
 - `signals_held()`: while a file is being replaced, every signal that can wait (all but SIGKILL and
   SIGSTOP) waits until it is done, whatever handler is installed, so no signal can leave a
   temporary file or half a rename behind.
@@ -133,13 +134,22 @@ def stop_at_once() -> Iterator[None]:
 
 
 @contextmanager
-def stop_when_safe() -> Iterator[StopRequest]:
-    """Until the block ends, a stop signal only records a request, which the caller checks when it is safe."""
+def stop_when_safe(acknowledge: Callable[[int], None] | None = None) -> Iterator[StopRequest]:
+    """Until the block ends, a stop signal only records a request, which the caller checks when it is safe.
+
+    acknowledge(signum) is called at once, from the signal handler, for the first one: a step may take
+    many seconds, and the reader should know at once that the key was heard.
+    """
     request = StopRequest()
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if request.signum is None:  # the first one says why the run stopped; the rest are ignored
             request.signum = signum
+            if acknowledge is not None:
+                try:
+                    acknowledge(signum)
+                except Exception:  # saying so must never cost the run (a stream written to mid-write, ...)
+                    pass
 
     with _handling(handler):
         yield request
