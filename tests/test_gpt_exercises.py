@@ -151,3 +151,50 @@ def test_a_solution_whose_lines_python_can_find_is_told_by_its_source(monkeypatc
     exec(compile(source, "<block>", "exec"), namespace)
     assert checkers.check_softmax_backward(namespace["softmax_backward"]).startswith("✓")
     assert capstone.yours() == []
+
+
+def test_a_solution_run_after_the_readers_own_piece_is_not_the_one_remembered(monkeypatch):
+    """pieces.js stores only what last_kept_as_yours() names: a solution's run never replaces the reader's."""
+    monkeypatch.setattr(capstone, "_yours", {})
+
+    def relu_backward(h, g):
+        return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
+
+    assert checkers.check_relu_backward(relu_backward).startswith("✓")
+    assert checkers.last_kept_as_yours() == "relu_backward"
+    assert checkers.check_relu_backward(pieces.relu_backward).startswith("✓")
+    assert checkers.last_kept_as_yours() == ""
+    assert capstone.pieces()["relu_backward"].__code__ is relu_backward.__code__
+
+
+def test_a_second_backward_on_the_shared_step_does_not_change_the_checkers_answers():
+    step = first_step()
+    before = checkers.check_relu_backward(pieces.relu_backward)
+    saved = {id(v): v.grad for p in step.positions for v in p.hidden}
+    try:
+        for p in step.positions:
+            for v in p.hidden:
+                v.grad *= 2  # what a reader's second backward() does to the shared step
+        assert checkers.check_relu_backward(pieces.relu_backward) == before
+    finally:
+        for p in step.positions:
+            for v in p.hidden:
+                v.grad = saved[id(v)]
+
+
+def test_a_cross_entropy_miss_at_the_true_token_says_so():
+    def cross_entropy_backward(p, target, T):
+        dz = pieces.cross_entropy_backward(p, target, T)
+        dz[target] += 1e-6
+        return dz
+
+    assert "(the true token) is" in check(checkers.CROSS_ENTROPY, cross_entropy_backward)
+
+
+def test_a_slip_on_the_key_path_is_named_in_its_matrix_before_dxs():
+    def attention_backward(*args):
+        return checkers.attention_with_slip(*args, slip="no cache")
+
+    assert "✗ case 1 of 2 (the whole step, 7 positions):\n dwk: a sum over positions left out" in check(
+        checkers.ATTENTION, attention_backward
+    )

@@ -1,16 +1,25 @@
 """A checker for each piece of gpt()'s backward: real inputs from a real step, the engine's answer, the usual slips."""
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, check
-from microgpt.course.exercises import data, first_step, grad
+from microgpt.course.exercises import Step, data, first_step, grad
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
 
 if TYPE_CHECKING:
     from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
+
+
+@functools.cache
+def _step() -> Step:
+    """The checkers' own recording of first_step(): a reader's block that changes the shared one (a second
+    backward() doubles every .grad) cannot change the engine's answers the checkers compare with."""
+    return first_step.__wrapped__()
+
 
 SHOWN = (0, 3, 6)  # the positions of the step whose numbers the checkers use (of its 7)
 
@@ -20,7 +29,7 @@ def _values(rows: list[list[float]]) -> list[list[Value]]:
 
 
 def _matrix(name: str) -> list[list[float]]:
-    return [data(row) for row in first_step().model.state_dict[name]]
+    return [data(row) for row in _step().model.state_dict[name]]
 
 
 def _vjp(forward, inputs: list, g: list[float]) -> list:
@@ -42,7 +51,7 @@ def _transpose(m: list[list[float]]) -> list[list[float]]:
 
 
 def _cross_entropy_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     T = len(step.positions)
     return [
         Case(
@@ -62,7 +71,8 @@ CROSS_ENTROPY = Piece(
     "cross_entropy_backward",
     ("dz",),
     _cross_entropy_cases,
-    {
+    entry_note=lambda args, i: " (the true token)" if i == args[1] else "",
+    slips={
         "sign": Slip(
             lambda p, t, T: _neg(pieces.cross_entropy_backward(p, t, T)),
             "wrong sign: the gradient is (p - y) / T, not (y - p) / T",
@@ -74,7 +84,13 @@ CROSS_ENTROPY = Piece(
         ),
         "no y": Slip(
             lambda p, t, T: [pj / T for pj in p],
-            "the true token's entry is 1/T too large: the loss's -z[target] term gives -1 there (the one-hot y)",
+            "the true token's entry is 1/T too large: the -z[target] term gives -1 there,\n"
+            " and the mean divides it by T like the rest: (p - y) / T",
+        ),
+        "-1 without /T": Slip(
+            lambda p, t, T: [pj / T - (1.0 if j == t else 0.0) for j, pj in enumerate(p)],
+            "the true token's -1 is not divided by T: the mean divides the whole of each position's gradient,\n"
+            " (p - y) / T, so the true token's entry is (p - 1) / T",
         ),
         "target only": Slip(
             lambda p, t, T: [(pj - 1) / T if j == t else 0.0 for j, pj in enumerate(p)],
@@ -92,7 +108,7 @@ CROSS_ENTROPY = Piece(
 
 
 def _linear_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     cases = []
     for i, name, x_of, g_of in (
         (3, "layer0.attn_wo", lambda p: _mixed(3), lambda p: grad(p.attn_out)),
@@ -144,7 +160,7 @@ LINEAR = Piece(
 
 
 def _relu_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     return [
         Case(f"mlp's hidden units at position {i}", (data(p.hidden), grad(p.relu)), (grad(p.hidden),))
         for i, p in ((i, step.positions[i]) for i in SHOWN)
@@ -180,7 +196,7 @@ EPS = 1e-5  # rmsnorm()'s epsilon
 
 
 def _rmsnorm_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     p0, p3, p6 = (step.positions[i] for i in SHOWN)
     cases: list[Case] = []
     for label, x in (
@@ -256,7 +272,7 @@ RMSNORM = Piece(
 
 def _head_scores(i: int, h: int) -> list[float]:
     """The scores of head h at position i of the step, in floats: q . k_t / sqrt(d_h) for t = 0..i."""
-    step = first_step()
+    step = _step()
     d_h = step.model.config.head_dim
     x = data(step.positions[i].attn_in)
     q = [math.fsum(a * b for a, b in zip(row, x)) for row in _matrix("layer0.attn_wq")][h * d_h : (h + 1) * d_h]
@@ -266,7 +282,7 @@ def _head_scores(i: int, h: int) -> list[float]:
 
 def _mixed(i: int) -> list[float]:
     """What attn_wo reads at position i: every head's values mixed by its weights, in floats."""
-    step = first_step()
+    step = _step()
     d_h, out = step.model.config.head_dim, []
     for h in range(step.model.config.n_head):
         e = [math.exp(v) for v in _head_scores(i, h)]
@@ -277,7 +293,7 @@ def _mixed(i: int) -> list[float]:
 
 
 def _softmax_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     d_h = step.model.config.head_dim
     cases = []
     for i, h in ((6, 0), (3, 2), (6, 3)):
@@ -346,7 +362,7 @@ def _attention_by_engine(xs, mats, n_head, gs):
 
 
 def _attention_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     n_head = step.model.config.n_head
     mats = [_matrix(f"layer0.{name}") for name in ATTENTION_MATRICES]
     xs, gs = [data(p.attn_in) for p in step.positions], [grad(p.attn_out) for p in step.positions]
@@ -428,9 +444,12 @@ ATTENTION_HINTS = {
         "a sum over positions left out: a key and a value made at position t are read again by the query of every\n"
         " later position (the KV cache); their gradients add up over all those reads"
     ),
-    "no q path": "a path left out: x reaches the output through q, k and v; dL/dx is missing the q path, wq^T dq",
-    "no k path": "a path left out: x reaches the output through q, k and v; dL/dx is missing the k path, wk^T dk",
-    "no v path": "a path left out: x reaches the output through q, k and v; dL/dx is missing the v path, wv^T dv",
+    "no q path": "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
+    " dL/dx_t is missing the share through q_t, wq^T dq_t",
+    "no k path": "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
+    " dL/dx_t is missing the share through k_t, wk^T dk_t",
+    "no v path": "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
+    " dL/dx_t is missing the share through v_t, wv^T dv_t",
     "softmax diagonal": "the softmax's diagonal only, w_t (1 - w_t) gamma_t: every w_u depends on s_t too (-w_t w_u)",
     "dv without w": "dL/dv_t is w_t times g: the value enters the output weighted by w_t",
     "dwq transposed": TRANSPOSED,
@@ -447,7 +466,8 @@ ATTENTION = Piece(
     "attention_backward",
     ("dxs", "dwq", "dwk", "dwv", "dwo"),
     _attention_cases,
-    {slip: Slip(_att(slip), hint) for slip, hint in ATTENTION_HINTS.items()},
+    first=("dwq", "dwk", "dwv", "dwo"),  # a slip on one path shows in its matrix: name it there, not in dxs
+    slips={slip: Slip(_att(slip), hint) for slip, hint in ATTENTION_HINTS.items()},
 )
 
 
@@ -455,7 +475,7 @@ ATTENTION = Piece(
 
 
 def _embedding_cases() -> list[Case]:
-    step = first_step()
+    step = _step()
     sd = step.model.state_dict
     grads = [grad(p.embedded) for p in step.positions]
     tokens = [p.token for p in step.positions]
@@ -480,6 +500,14 @@ def _assign(rows, used, grads):
     return d
 
 
+def _concatenated(rows, used, grads):
+    """d[i] += g on Python lists: the row gets longer instead of adding up."""
+    d = [[0.0] * len(grads[0]) for _ in range(rows)]
+    for i, g in zip(used, grads):
+        d[i] = d[i] + list(g)
+    return d
+
+
 def _first_use(rows, used, grads):
     d = [[0.0] * len(grads[0]) for _ in range(rows)]
     seen = set()
@@ -492,12 +520,18 @@ def _first_use(rows, used, grads):
 
 EMBEDDING = Piece(
     "embedding_backward",
-    ("dtable",),
+    ("d(table)",),
     _embedding_cases,
     {
         "assign": Slip(
             _assign,
-            "a row read twice keeps only its last position's gradient: add into the row (+=), never assign",
+            "a row read twice keeps only its last position's gradient:\n"
+            " add into the row entry by entry (d[i][j] += g[j]), never assign the row",
+        ),
+        "concatenated": Slip(
+            _concatenated,
+            "a row got longer: on Python lists, d[i] += g appends g's entries instead of adding them.\n"
+            " Add entry by entry: d[i][j] += g[j]",
         ),
         "first use": Slip(
             _first_use,
@@ -520,7 +554,7 @@ def check_cross_entropy_backward(backward) -> str:
 
 
 def check_linear_backward(backward) -> str:
-    """Check linear_backward(w, x, g) -> (dw, dx) on three matrices of the step."""
+    """Check linear_backward(w, x, g) -> (dw, dx) on four matrices of the step."""
     return _checked(LINEAR, backward)
 
 
@@ -549,10 +583,23 @@ def check_embedding_backward(backward) -> str:
     return _checked(EMBEDDING, backward)
 
 
+_last = {"yours": ""}  # the piece the last accepted check kept as the reader's own, or ""
+
+
+def last_kept_as_yours() -> str:
+    """The name of the piece the last check accepted and kept as the reader's own; "" when it kept none
+    (a wrong answer, or the page's solution run as the page shows it). pieces.js remembers only that one."""
+    return _last["yours"]
+
+
 def _checked(piece: Piece, backward) -> str:
     verdict = check(piece, backward)
+    _last["yours"] = ""
     if verdict.startswith("✓"):
         from microgpt.course import capstone  # the capstone uses what passed
 
+        before = capstone.pieces()[piece.name]
         capstone.keep(piece.name, backward)
+        if capstone.pieces()[piece.name] is not before:
+            _last["yours"] = piece.name
     return verdict

@@ -8,7 +8,7 @@ the one it matches names the slip. One tolerance decides both: TOL, stated in th
 import copy
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 TOL = 1e-9  # an entry agrees when it is within this of the other, absolutely
@@ -34,12 +34,18 @@ class Slip:
 
 @dataclass
 class Piece:
-    """An exercise: the function's name, the names of its answer's parts, its cases and its slips."""
+    """An exercise: the function's name, the names of its answer's parts, its cases and its slips.
+
+    first names the parts compared before the others (where a slip shows most plainly); entry_note says
+    what an entry of a case's answer is (the case's arguments and the entry's index), or "".
+    """
 
     name: str
     parts: tuple[str, ...]
     cases: Callable[[], list[Case]]
     slips: dict[str, Slip]
+    first: tuple[str, ...] = ()
+    entry_note: Callable[[tuple, int], str] = field(default=lambda args, i: "")
 
 
 def as_parts(answer: Any, parts: Sequence[str]) -> tuple:
@@ -104,7 +110,9 @@ def check(piece: Piece, backward: Callable[..., Any]) -> str:
             mine = as_parts(answer, piece.parts)
         except ValueError as error:
             return f"{where}{error}"
-        for index, (part, a, b) in enumerate(zip(piece.parts, mine, case.engine)):
+        order = sorted(range(len(piece.parts)), key=lambda j: piece.parts[j] not in piece.first)
+        for index in order:
+            part, a, b = piece.parts[index], mine[index], case.engine[index]
             problem = shape_problem(a, b, part)
             if problem is None and largest_gap(a, b) <= TOL:
                 continue
@@ -118,8 +126,14 @@ def check(piece: Piece, backward: Callable[..., Any]) -> str:
             fa, fb = flat(a), flat(b)
             i = max(range(len(fa)), key=lambda j: abs(fa[j] - fb[j]))
             gap = abs(fa[i] - fb[i])
+            note = (
+                " (counting row by row)"
+                if isinstance(b, (list, tuple)) and b and isinstance(b[0], (list, tuple))
+                else ""
+            )
+            note += piece.entry_note(case.args, i)
             return (
-                f"{where}{part}: entry {i} (counting row by row) is {fa[i]:.10g}, the engine's is {fb[i]:.10g}:\n"
+                f"{where}{part}: entry {i}{note} is {fa[i]:.10g}, the engine's is {fb[i]:.10g}:\n"
                 f" off by {gap:.1e}, more than {TOL_SHOWN}"
             )
     return f"✓ {name} agrees with the engine on all {len(cases)} cases, within {TOL_SHOWN} in every entry"

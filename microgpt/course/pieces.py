@@ -75,7 +75,7 @@ def attention_backward(xs, wq, wk, wv, wo, n_head, gs):
                     dvs[t][hs.start + j] += w[t] * g[j]
     dxs = [[0.0] * len(x) for x in xs]
     grads = []
-    for w_, ds_ in ((wq, dqs), (wk, dks), (wv, dvs)):  # three paths from each x
+    for w_, ds_ in ((wq, dqs), (wk, dks), (wv, dvs)):  # the three uses of each x
         dw_sum = [[0.0] * len(row) for row in w_]
         for t in range(T):
             dw, dx = linear_backward(w_, xs[t], ds_[t])

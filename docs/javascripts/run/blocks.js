@@ -84,7 +84,7 @@ async function execute(el, blocks) {
   const started = performance.now();
   const [stdout, stderr, ok] = await python.runChain(sources, names);
   const ms = performance.now() - started;
-  rememberPiece(sources, stdout, ok);
+  await rememberPiece(python, sources, stdout, ok);
   el.dataset.mgMs = String(Math.round(ms));
   showResult(el, stdout, stderr, ok, chain, ms / 1000);
 }

@@ -7,10 +7,13 @@ const ACCEPTED = /^✓ \w+ agrees with the engine/m; // a checker's success line
 const USES_CAPSTONE = /\bmicrogpt\.course(\.capstone\b| import .*\bcapstone\b)/;
 const CHECKER = /\bcheck_(\w+)\(/; // check_linear_backward(...) checks the piece linear_backward
 
-/** After a run: if a checker accepted a piece, remember the code that defined it. */
-export function rememberPiece(sources, stdout, ok) {
+/** After a run: if a checker accepted a piece and kept it as the reader's own, remember the code that defined it.
+ * A page's solution, run as the page shows it, is accepted but not kept, so it never replaces the reader's piece. */
+export async function rememberPiece(python, sources, stdout, ok) {
   const name = CHECKER.exec(sources.join("\n"))?.[1];
   if (!ok || !name || !ACCEPTED.test(stdout)) return;
+  const yours = String(await python.runPython("from microgpt.course import checkers; checkers.last_kept_as_yours()"));
+  if (yours !== name) return;
   try {
     localStorage.setItem(PREFIX + name, JSON.stringify(sources));
   } catch {
