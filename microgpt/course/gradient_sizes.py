@@ -9,7 +9,7 @@ from microgpt.course.exercises import Step, first_step, grad
 
 @dataclass(frozen=True)
 class Place:
-    """One place the gradient reaches: a vector the forward pass makes (over all positions), a weight matrix, or the loss."""
+    """One place the gradient reaches: a vector the forward pass makes (over all positions), a matrix, or the loss."""
 
     name: str  # as the code names it: a field of Position, "keys", or a state_dict key
     label: str  # how the picture names it
