@@ -112,6 +112,22 @@ def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours
     assert capstone.pieces()["relu_backward"].__code__ is relu_backward.__code__
 
 
+def test_attention_backward_calls_the_readers_softmax_backward_and_linear_backward(monkeypatch):
+    """The solutions' attention_backward imports the solutions' helpers; the capstone hands it the reader's."""
+    monkeypatch.setattr(capstone, "_yours", {})
+    step = first_step()
+    _, before = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
+
+    def softmax_backward(w, gamma):  # a slip: no gradient reaches the scores
+        return [0.0 for _ in w]
+
+    capstone.keep("softmax_backward", softmax_backward)
+    _, after = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
+    assert any(any(row) for row in before["layer0.attn_wq"]), "the solution's backward gives attn_wq a gradient"
+    assert not any(any(row) for row in after["layer0.attn_wq"]), "the reader's softmax_backward was not used"
+    assert after["layer0.attn_wv"] == before["layer0.attn_wv"], "the values' gradient does not pass the softmax"
+
+
 def test_a_kept_piece_still_runs_after_its_blocks_namespace_is_cleared(monkeypatch):
     """The page's Python clears a block's namespace after the block; the capstone keeps a copy that works."""
     monkeypatch.setattr(capstone, "_yours", {})

@@ -291,9 +291,10 @@ def diagram_gradient_flow() -> tuple[str, list[str]]:
     said = []
     for p in places:
         yy, x0 = y[p.name], (side + 7 if p.branch else spine + 7)
-        body.append(_text(x0, yy + 4.5, p.label, "ag-expr" if p.kind == "vector" else "ag-data", "start"))
+        body.append(_text(x0, yy + 4.5, p.label, "ag-data" if p.kind == "matrix" else "ag-expr", "start"))
         length = max(2.0, (math.log10(max(p.norm, 10.0**lo)) - lo) * per_decade)
-        bar = f'class="ag-bar ag-bar--{p.kind}"'
+        shade = "matrix" if p.kind == "matrix" else "vector"  # the loss, a scalar, is drawn like a vector
+        bar = f'class="ag-bar ag-bar--{shade}"'
         body.append(f'<rect x="{bar_x}" y="{yy - 6:g}" width="{length:.1f}" height="12" rx="2" {bar}/>')
         body.append(_text(w - 4, yy + 4.5, sig3(p.norm), "ag-bar-label", "end"))
         said.append(f"{p.label}{' (weight matrix)' if p.kind == 'matrix' else ''}: {sig3(p.norm)}")

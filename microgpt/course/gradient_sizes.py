@@ -9,11 +9,11 @@ from microgpt.course.exercises import Step, first_step, grad
 
 @dataclass(frozen=True)
 class Place:
-    """One place the gradient reaches: a vector the forward pass makes (over all positions) or a weight matrix."""
+    """One place the gradient reaches: a vector the forward pass makes (over all positions), a matrix, or the loss."""
 
     name: str  # as the code names it: a field of Position, "keys", or a state_dict key
     label: str  # how the picture names it
-    kind: str  # "vector" or "matrix"
+    kind: str  # "vector", "matrix", or "scalar" (the loss)
     branch: str  # "" on the residual stream, "attention" or "mlp" inside a branch
     norm: float  # sqrt of the sum of squares of every gradient entry there
 
@@ -47,7 +47,7 @@ PLACES = [
     ("x2", "x2 = x1 + mlp", "vector", ""),
     ("lm_head", "lm_head", "matrix", ""),
     ("logits", "logits", "vector", ""),
-    ("loss", "loss (the seed)", "vector", ""),
+    ("loss", "loss (the seed)", "scalar", ""),
 ]
 
 

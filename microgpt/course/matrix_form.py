@@ -58,7 +58,7 @@ def forward(w: dict[str, np.ndarray], tokens: list[int], n_head: int) -> dict[st
 
 
 def rmsnorm_backward(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """dL/dx for o = rmsnorm(x), row by row: r g - (r^3 / N) (g . x) x."""
+    """dL/dx for o = rmsnorm(x), row by row: r g - (r^3 / n) (g . x) x."""
     n = x.shape[1]
     r = (np.mean(x * x, axis=1, keepdims=True) + EPS) ** -0.5
     return r * g - r**3 / n * np.sum(g * x, axis=1, keepdims=True) * x
@@ -100,7 +100,7 @@ def backward(w: dict[str, np.ndarray], c: dict[str, np.ndarray]) -> dict[str, np
     d["q"], d["k"], d["v"] = (m.transpose(1, 0, 2).reshape(T, n_head * d_h) for m in (dq, dk, dv))
     for name in ("q", "k", "v"):
         d[f"layer0.attn_w{name}"] = d[name].T @ c["attn_in"]
-    d["attn_in"] = sum(d[name] @ w[f"layer0.attn_w{name}"] for name in ("q", "k", "v"))  # three paths add
+    d["attn_in"] = sum(d[name] @ w[f"layer0.attn_w{name}"] for name in ("q", "k", "v"))  # its three uses (q, k, v) add
     d["x0"] = d["x1"] + rmsnorm_backward(c["x0"], d["attn_in"])
     d["embedded"] = rmsnorm_backward(c["embedded"], d["x0"])
     d["wte"] = np.zeros_like(w["wte"])
