@@ -261,7 +261,8 @@ PASTES = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)  # one fresh Python
 
 
 def _pastes(page: Page, path: str, site_dir: Path) -> list[tuple[str, Future | None]]:
-    """Press every python block's copy button, check the clipboard holds its chain, start running it.
+    """Press every python block's copy button, check the clipboard holds its chain, start running the
+    longest copy of each chain (every shorter copy is checked to be a prefix of it).
 
     The blocks of a Markdown page, which `pytest --codeblocks` runs (the notebook's cells are not blocks)."""
     source = DOCS / ("index.md" if path == "/" else f"{path.strip('/')}.md")
@@ -290,6 +291,11 @@ def _pastes(page: Page, path: str, site_dir: Path) -> list[tuple[str, Future | N
         assert marks == [(k, len(chains[i])) for k in range(1, len(chains[i]))], (where, marks)
         parts = [part.strip("\n") for part in END_OF_PART.split(text)[::3]]
         assert parts == [b.code.strip("\n") for b in chains[i]], f"{where} copies other code than its chain"
+        if i + 1 < len(chains) and chains[i + 1][: len(chains[i])] == chains[i]:
+            # the next block continues this chain: its copy holds all of this one's code and more, and a
+            # program that runs to its end has run every prefix of itself, so that copy is the one run
+            started.append((where, None))
+            continue
         needs = block.evaluate("(b) => b.closest('[data-mg-needs]')?.dataset.mgNeeds ?? null")
         if needs and importlib.util.find_spec(needs) is None and os.environ.get("MICROGPT_REQUIRE_TORCH") != "1":
             started.append((where, None))  # as `pytest --codeblocks` skips it, where torch is not installed
