@@ -46,7 +46,7 @@ name, needs, borrowed = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
 sys.path.extend(borrowed)
 for module in needs:
     importlib.import_module(module)
-exec(compile(sys.stdin.read(), name, "exec"), {{"__MODULE__": "__main__"}})
+exec(compile(sys.stdin.read(), name, "exec"), {{"__name__": "__main__"}})
 sys.stdout.flush()
 sys.__stderr__.write({END!r})
 """

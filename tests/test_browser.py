@@ -11,12 +11,9 @@ failing under CI=true). Screenshots of every page go to artifacts/screenshots/ (
 # ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
-import importlib.util
-import os
+import ast
 import re
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 
 import mdblocks
 import pytest
@@ -39,9 +36,8 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     wait_until_scroll_regions_are_marked,
     watched,
 )
-from page_blocks import END, Chain, run_chain
 from playwright.sync_api import Page, expect
-from sitecheck import ROOT, reader
+from sitecheck import ROOT
 from test_browser_widgets import widget_checks, widget_pages
 
 pytestmark = pytest.mark.browser
@@ -244,9 +240,12 @@ def _nothing_is_clipped_and_every_scroll_region_is_reachable(page: Page) -> None
 
 # ---------------------------------------------------------------------------- copy buttons
 # What a reader pastes runs: every python block's copy button (the theme's, or for a block that continues
-# others the Run bar's own, docs/javascripts/run/copy.js) is pressed, and what it put on the clipboard is
-# run in a fresh Python with the wheel the site serves (tests/page_blocks.py's runner: from an empty
-# directory, to its last line), all of a page's pastes at once, while the page goes on with its checks.
+# others the Run bar's own, docs/javascripts/run/copy.js) is pressed, and what it put on the clipboard
+# must be the program `pytest --codeblocks` runs for the chain up to that block (tests/page_blocks.py:
+# each chain in a fresh Python with the wheel the site serves, from an empty directory, to its last
+# line). The copy holds each part's code as the page reads it, with a comment line between parts; its
+# syntax tree must equal that program's, so the paste runs as the tested program does, line numbers
+# aside. Each chain is run once, there, and not again here.
 PYTHON_BLOCKS = "article div.language-python.highlight"
 END_OF_PART = re.compile(r"^# ---- end of part (\d+) of (\d+) .*----$", re.M)
 # a block in a closed note or a hidden tab is shown first, as a reader opens it before pressing Copy
@@ -257,20 +256,18 @@ REVEAL = """(block) => {
   if (tab) inputs[[...tab.parentElement.children].indexOf(tab)].click();
   block.scrollIntoView({block: 'center'});
 }"""
-PASTES = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)  # one fresh Python per paste, side by side
 
 
-def _pastes(page: Page, path: str, site_dir: Path) -> list[tuple[str, Future | None]]:
-    """Press every python block's copy button, check the clipboard holds its chain, start running the
-    longest copy of each chain (every shorter copy is checked to be a prefix of it).
+def _every_copy_button_gives_the_program_the_tests_run(page: Page, path: str) -> None:
+    """Press every python block's copy button; the clipboard holds its chain up to it, with a marker
+    between parts, and parses to the program the tests run for that chain.
 
     The blocks of a Markdown page, which `pytest --codeblocks` runs (the notebook's cells are not blocks)."""
     source = DOCS / ("index.md" if path == "/" else f"{path.strip('/')}.md")
     if not source.is_file():
-        return []
+        return
     read = mdblocks.parse(source.read_text(encoding="utf-8"), str(source), ROOT)
     chains = [c[: k + 1] for c in read.chains() for k in range(len(c))]  # each block's chain up to it, in order
-    python, started = reader(site_dir), []
     blocks = page.locator(PYTHON_BLOCKS)
     assert len(chains) == blocks.count(), (path, len(chains), blocks.count())
     for i in range(blocks.count()):
@@ -291,26 +288,8 @@ def _pastes(page: Page, path: str, site_dir: Path) -> list[tuple[str, Future | N
         assert marks == [(k, len(chains[i])) for k in range(1, len(chains[i]))], (where, marks)
         parts = [part.strip("\n") for part in END_OF_PART.split(text)[::3]]
         assert parts == [b.code.strip("\n") for b in chains[i]], f"{where} copies other code than its chain"
-        if i + 1 < len(chains) and chains[i + 1][: len(chains[i])] == chains[i]:
-            # the next block continues this chain: its copy holds all of this one's code and more, and a
-            # program that runs to its end has run every prefix of itself, so that copy is the one run
-            started.append((where, None))
-            continue
-        needs = block.evaluate("(b) => b.closest('[data-mg-needs]')?.dataset.mgNeeds ?? null")
-        if needs and importlib.util.find_spec(needs) is None and os.environ.get("MICROGPT_REQUIRE_TORCH") != "1":
-            started.append((where, None))  # as `pytest --codeblocks` skips it, where torch is not installed
-            continue
-        started.append((where, PASTES.submit(run_chain, Chain(text, i + 1, None, needs), where, python)))
-    return started
-
-
-def _every_copy_button_gives_code_that_runs(started: list[tuple[str, Future | None]]) -> None:
-    failed = []
-    for where, future in started:
-        result = future.result() if future else None
-        if result is not None and (result.returncode != 0 or not result.stderr.endswith(END)):
-            failed.append(f"{where} (exit {result.returncode}):\n{result.stderr[-600:]}")
-    assert failed == [], "pasted, these fail:\n" + "\n".join(failed)
+        tested = "".join(b.code for b in chains[i])  # what page_blocks.code_blocks gives the runner
+        assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(tested)), f"{where}: the paste is another program"
 
 
 # ---------------------------------------------------------------------------- pictures drawn by hand
@@ -421,10 +400,8 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
         )
     if path in widget_pages(site_dir):
         checks += widget_checks(page, scheme, width)
-    pastes: list[tuple[str, Future | None]] = []
     if view == LIGHT_DESKTOP:
-        checks.append(("copy buttons", lambda: pastes.extend(_pastes(page, path, site_dir))))
-        checks.append(("a copied block runs", lambda: _every_copy_button_gives_code_that_runs(pastes)))
+        checks.append(("copy buttons", lambda: _every_copy_button_gives_the_program_the_tests_run(page, path)))
     failed = []
     try:
         resp = open_page(page, base_url + path)
@@ -587,7 +564,7 @@ def test_on_a_phone_the_menu_opens_by_keyboard_and_a_closed_one_takes_no_tab_sto
 
 
 def test_the_copy_check_opens_every_markdown_page_with_python_blocks():
-    """_pastes finds a page's Markdown by its path: every page with python blocks is one of PAGES."""
+    """The copy check finds a page's Markdown by its path: every page with python blocks is one of PAGES."""
     pages = [p for p in sorted(DOCS.rglob("*.md")) if "hooks" not in p.parts and "```python" in p.read_text("utf-8")]
     paths = {"/" if p.stem == "index" else f"/{p.relative_to(DOCS).with_suffix('').as_posix()}/" for p in pages}
     assert len(paths) >= 10 and paths <= set(PAGES), sorted(paths - set(PAGES))
