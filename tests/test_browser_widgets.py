@@ -116,11 +116,16 @@ def _node_texts(widget, nid: str) -> tuple[str, str]:
     return g.locator("text.ag-data").text_content(), g.locator("text.ag-grad").text_content()
 
 
-@pytest.mark.parametrize("name", list(T.PRESETS))
-def test_widget_steps_show_the_engine_numbers(watched, base_url, widget_page, name):
+def test_widget_steps_show_the_engine_numbers_for_every_preset(watched, base_url, widget_page):
+    """Every preset of the menu, chosen in turn on one load, steps through the engine's numbers."""
     page = watched.page
     _open(page, base_url, widget_page)
     widget = page.locator(".autograd-widget").first
+    for name in T.PRESETS:
+        _steps_show_the_engine_numbers(widget, name)
+
+
+def _steps_show_the_engine_numbers(widget, name: str) -> None:
     widget.locator("select").select_option(name)
     t = T.trace_preset(name)  # computed here, by the engine, independently of the page
     nodes = {n["id"]: n for n in t["nodes"]}
@@ -345,20 +350,26 @@ def _reverse_topological(t: dict, order: list[str]) -> bool:
     return all(pos[e["node"]] < pos[e["child"]] for e in t["edges"] if e["child"] in pos)
 
 
-@pytest.mark.parametrize(
-    ("preset", "order"),
-    [
-        ("shared", None),  # the engine's order
-        ("shared", ["z", "s", "t", "x", "u"]),  # x before u: not valid, but x is a leaf, so x.grad is right
-        ("shared", ["z", "s", "u", "t", "x"]),  # u before t: u passes on 6 instead of 15
-        ("shared", ["x", "u", "s", "t", "z"]),  # forward order
-        ("diamond", ["z", "x", "s", "t"]),  # the leaf x early: not valid, x.grad still 15
-        ("diamond", ["s", "z", "t", "x"]),
-    ],
-)
-def test_playground_judges_the_order_and_shows_pythons_x_grad(watched, base_url, widget_page, preset, order):
+# (preset, order): the engine's order (None), and orders a reader might try
+ORDERS = [
+    ("shared", None),  # the engine's order
+    ("shared", ["z", "s", "t", "x", "u"]),  # x before u: not valid, but x is a leaf, so x.grad is right
+    ("shared", ["z", "s", "u", "t", "x"]),  # u before t: u passes on 6 instead of 15
+    ("shared", ["x", "u", "s", "t", "z"]),  # forward order
+    ("diamond", ["z", "x", "s", "t"]),  # the leaf x early: not valid, x.grad still 15
+    ("diamond", ["s", "z", "t", "x"]),
+]
+
+
+def test_playground_judges_each_order_and_shows_pythons_x_grad(watched, base_url, widget_page):
+    """Each order of ORDERS, run in turn on one load: the playground's verdict and x.grad are Python's."""
     page = watched.page
     _open(page, base_url, widget_page, extra=True)
+    for preset, order in ORDERS:
+        _judges_the_order(page, preset, order)
+
+
+def _judges_the_order(page, preset: str, order: list[str] | None) -> None:
     pg = page.locator(f".autograd-playground[data-preset='{preset}']").first
     t = T.trace_preset(preset)
     order = order or [v for v in reversed(t["topo"]) if v in T.movable(t)]
@@ -434,21 +445,21 @@ def test_js_and_python_parse_numbers_alike(watched, base_url, widget_page):
     assert js == [HOOK.parse_decimal(x) for x in STRICT + ["٣", "1_000", "½"]]
 
 
-@pytest.mark.parametrize("bad", ["0x0A", "1e1", "1,0", "", "<img src=x onerror=alert(1)>"])
-def test_self_check_refuses_what_is_not_a_plain_decimal_and_says_why(watched, base_url, widget_page, bad):
+def test_self_check_refuses_what_is_not_a_plain_decimal_and_says_why(watched, base_url, widget_page):
     page = watched.page
     _open(page, base_url, widget_page, extra=True)
     form = page.locator("#extra form.autograd-check[data-answer]")
-    form.locator("input").fill(bad)
-    form.locator("button[type='submit']").click()
     status = form.locator(".autograd-check__status")
-    assert form.get_attribute("data-result") == "invalid"
-    assert "plain decimal" in status.text_content()
-    if bad:
-        assert f"“{bad}”" in status.text_content()  # echoed as typed, as text
-    assert form.locator("img").count() == 0
-    assert form.locator(".autograd-check__explain").is_hidden()
-    assert _active_is_not_body(page) == "INPUT"
+    for bad in ["0x0A", "1e1", "1,0", "", "<img src=x onerror=alert(1)>"]:
+        form.locator("input").fill(bad)
+        form.locator("button[type='submit']").click()
+        assert form.get_attribute("data-result") == "invalid", bad
+        assert "plain decimal" in status.text_content(), bad
+        if bad:
+            assert f"“{bad}”" in status.text_content()  # echoed as typed, as text
+        assert form.locator("img").count() == 0
+        assert form.locator(".autograd-check__explain").is_hidden()
+        assert _active_is_not_body(page) == "INPUT"
 
 
 def test_self_check_wrong_then_right_shows_the_explanation(watched, base_url, widget_page):
