@@ -27,7 +27,9 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-NEEDS = {"torch", "numpy"}  # packages a block may need that the in-browser Python cannot have
+# packages a block may need that the in-browser Python cannot have -> their names on the block's label;
+# CI installs each of them
+NEEDS = {"torch": "PyTorch", "numpy": "NumPy"}
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 MARKER = re.compile(
