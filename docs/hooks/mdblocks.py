@@ -244,7 +244,8 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
             continue
         marker = MARKER.match(stripped)
         if marker:
-            pending.append(_marker(n, marker))
+            kind = "highlight" if marker["highlight"] else "needs" if marker["needs"] else marker["cb"]
+            pending.append(Marker(n, kind, marker["highlight"] or marker["needs"] or ""))
         elif LOOKS_LIKE_MARKER.search(line):
             say(n, f"not a marker this site knows, or not alone on its line: {stripped!r}")
         elif stripped.startswith("<!--") and "-->" not in stripped:
@@ -263,14 +264,6 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
     page = Page(path, lines, front, fences, prose, problems)
     _link_blocks(page, say)
     return page
-
-
-def _marker(n: int, m: re.Match) -> Marker:
-    if m.group("highlight"):
-        return Marker(n, "highlight", m.group("highlight"))
-    if m.group("needs") is not None:
-        return Marker(n, "needs", m.group("needs"))
-    return Marker(n, m.group("cb"))
 
 
 def _read_fence(lines, i, m, markers, fences, say, root) -> int:
