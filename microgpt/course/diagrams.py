@@ -176,11 +176,11 @@ def diagram_local_rules() -> tuple[str, list[str]]:
     log = {(s["node"], s["child"]): s for s in t["backward"]}
     w_node = round(max(len(x["expr"]) for x in t["nodes"]) * CHAR_W + 18)
     w, h, box_h = 2 * PAD + 2 * w_node + 130, 190, 2 * LINE_H + 14  # 130: room for a label such as "local b = -3"
-    body, x2 = [ARROWS], w - PAD - w_node  # x2: where the arrows meet the node on the right
+    body = [ARROWS]
     times = next(x["id"] for x in t["nodes"] if x["op"] == "*")
     panels = [(t["root"], "+ copies: each child gets 1 · grad"), (times, "· swaps: each gets the other's data · grad")]
     w = max(w, 2 * PAD + round(max(len(heading) for _, heading in panels) * CHAR_W))  # room for the longer heading
-    x2 = w - PAD - w_node
+    x2 = w - PAD - w_node  # where the arrows meet the node on the right
     for p, (vid, heading) in enumerate(panels):
         v, oy = n[vid], p * h
         body.append(_text(PAD, oy + 17, heading, "ag-heading", "start"))
