@@ -2,7 +2,9 @@
 
 docs/hooks/embed.py (the build), tests/page_blocks.py (`pytest --codeblocks` runs the blocks) and the
 checks in tests/ all call `parse()`, so what the site shows and what the tests run cannot drift
-apart. Standard library only: the package's own tests never import the docs toolchain.
+apart. Standard library only: the package's own tests never import the docs toolchain. It reads
+pytest-codeblocks' markers as pytest-codeblocks does (tests/test_site_codeblocks.py compares the two
+on every page), and adds what the site needs: each block's own line, embeds, highlights, problems.
 
 A page's python blocks run; on lines of their own right above a block, any of:
     <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
