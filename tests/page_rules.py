@@ -144,7 +144,7 @@ def _chains(page: mdblocks.Page, say) -> None:
                 imported |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module.split(".")[0])
-        for module in sorted((imported & mdblocks.NEEDS) - {chain[0].needs}):
+        for module in sorted((imported & mdblocks.NEEDS.keys()) - {chain[0].needs}):
             say(
                 chain[0].line,
                 f"the block imports {module}, which the Python in a reader's browser does not have: "

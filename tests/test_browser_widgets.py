@@ -34,6 +34,7 @@ from browser import (  # noqa: F401  (fixtures, used by name)
 from browser import page_with as _page_with
 
 from microgpt.course import trace as T
+from microgpt.course.diagrams import DIAGRAMS, fmt, sig3  # fmt: the widgets' number format (format.js too)
 from microgpt.course.gradient_sizes import gradient_sizes
 
 pytestmark = pytest.mark.browser
@@ -55,7 +56,6 @@ def _load(name: str, file: str):
 
 
 HOOK = _load("traces_hook", "traces.py")
-fmt = HOOK.fmt  # the number format the widgets use (format.js follows the same rule)
 
 AUTHORED = """<div class="autograd-check" {attrs} markdown>
 **Predict first.** In the shared graph, what is `x.grad`?
@@ -74,7 +74,7 @@ def _checks(text: str) -> str:
 EXTRA = (
     HOOK.render("playground", {"preset": "shared"})
     + HOOK.render("playground", {"preset": "diamond"})
-    + "".join(HOOK.render("diagram", {"diagram": d}) for d in HOOK.DIAGRAMS)
+    + "".join(HOOK.render("diagram", {"diagram": d}) for d in DIAGRAMS)
     + _checks(AUTHORED.format(attrs='data-answer="30"', options=""))
     + _checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
 )
@@ -525,7 +525,7 @@ def test_diagrams_on_the_pages_show_the_engine_numbers(watched, base_url, site_d
         "local-rules": [f"+= {fmt(b['local_grad'] * b['upstream'])}" for b in t["backward"]],
         "forward-graph": [f"data {fmt(n['data'])}" for n in T.trace_preset("relu")["nodes"]],
         "shared": [f"grad {fmt(n['grad'])}" for n in T.trace_preset("shared")["nodes"]],
-        "gpt-gradient-flow": [f"{p.label}{HOOK.sig3(p.norm)}" for p in gradient_sizes()],
+        "gpt-gradient-flow": [f"{p.label}{sig3(p.norm)}" for p in gradient_sizes()],
     }
     seen = set()
     for fig in page.locator("figure.autograd-diagram").all():

@@ -7,8 +7,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import mdblocks
 import pytest
-from sitecheck import ROOT
+from pytest_codeblocks import extract_from_file
+from sitecheck import ROOT, markdown_pages
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_site_codeblocks")]
 
@@ -57,6 +59,21 @@ CHAIN = """
     [3.0, 6.0]
     ```
     """
+
+
+def test_every_page_is_read_as_pytest_codeblocks_reads_it():
+    """The markers mean what pytest-codeblocks says they mean: its own reader finds the chains of every page
+    starting on the same lines, needing the same module, checked against the same output. (The code differs
+    where it must: an embed's code is the file's own lines, and pytest-codeblocks 0.18 drops the blank lines
+    of a block that is indented, in a tab or an admonition.)"""
+    compared = 0
+    for page in markdown_pages():
+        chains = mdblocks.parse(page.read_text(encoding="utf-8"), str(page), ROOT).chains()
+        ours = [(c[0].line, c[0].needs, c[-1].expected.code if c[-1].expected else None) for c in chains]
+        blocks = [b for b in extract_from_file(page) if b.syntax == "python"]
+        assert ours == [(b.lineno, b.importorskip, b.expected_output) for b in blocks], page
+        compared += len(ours)
+    assert compared > 50
 
 
 def test_a_chain_with_an_embed_runs_and_a_wrong_output_fails_at_its_line(project):

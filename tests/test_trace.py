@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from microgpt.course import trace as T
+from microgpt.course.diagrams import fmt, sig3
 from microgpt.engine import Value
 
 HOOKS = Path(__file__).resolve().parent.parent / "docs" / "hooks"
@@ -379,7 +380,6 @@ def test_diagrams_are_svg_with_the_engine_numbers(name):
     assert out.startswith(f'<figure class="autograd-diagram" data-diagram="{name}">') and "<svg" in out
     preset = {"forward-graph": "relu", "shared": "shared"}.get(name, "linear")
     t = T.trace_preset(preset)
-    fmt = _hook().fmt
     shown = [f"data {fmt(n['data'])}" for n in t["nodes"]] if name == "forward-graph" else []
     shown += [f"grad {fmt(n['grad'])}" for n in t["nodes"]] if name in ("forward-backward", "shared") else []
     shown += [f"{n['label']}.grad = {fmt(n['grad'])}" for n in t["nodes"]] if name == "grad-bars" else []
@@ -401,8 +401,8 @@ def test_gradient_flow_diagram_shows_every_place_and_its_size_in_words_and_in_th
     bars = [float(b) for b in re.findall(r'<rect x="[^"]*" y="[^"]*" width="([^"]*)" height="12"', out)]
     assert len(bars) == len(places)
     for place in places:
-        assert place.label in texts and hook.sig3(place.norm) in texts
-        assert f"{place.label}{' (weight matrix)' if place.kind == 'matrix' else ''}: {hook.sig3(place.norm)}" in label
+        assert place.label in texts and sig3(place.norm) in texts
+        assert f"{place.label}{' (weight matrix)' if place.kind == 'matrix' else ''}: {sig3(place.norm)}" in label
     # a bar ten times longer on the log scale: each factor of ten adds the same length
     by_name = dict(zip((p.name for p in places), zip(bars, (p.norm for p in places))))
     (b1, n1), (b2, n2) = by_name["wte"], by_name["layer0.attn_wq"]

@@ -26,10 +26,6 @@ LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css
     "cont": ("cont", "Continues the block above"),
     "expected-output": ("output", "Output (checked by the tests)"),
 }
-# what a block may need (mdblocks.NEEDS) -> its name on the block's label; CI installs each of them
-NEEDS_NAMES = {"torch": "PyTorch", "numpy": "NumPy"}
-if set(NEEDS_NAMES) != mdblocks.NEEDS:
-    raise PluginError(f"embed.NEEDS_NAMES names {sorted(NEEDS_NAMES)}, mdblocks.NEEDS allows {sorted(mdblocks.NEEDS)}")
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -54,7 +50,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             kind, text = LABELS.get(marker.kind, (None, ""))
             if marker.kind == "needs":
                 kind = "torch" if marker.arg == "torch" else "needs"
-                text = f"Needs {NEEDS_NAMES.get(marker.arg, marker.arg)} (runs in CI)"
+                text = f"Needs {mdblocks.NEEDS.get(marker.arg, marker.arg)} (runs in CI)"
             if text:
                 label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists

@@ -18,9 +18,8 @@ fallback font and again in this one would move. docs/stylesheets/math.css holds 
 
 from __future__ import annotations
 
-import html
 import io
-import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from fontTools import subset as font_subset
@@ -30,23 +29,16 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 SOURCE = ROOT / "node_modules" / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
 SITE_PATH = "vendor/stix-two-math/STIXTwoMath-Regular.woff2"
 
-MATH = re.compile(r"<math\b.*?</math>", re.S)
-ANNOTATION = re.compile(r"<annotation\b.*?</annotation>", re.S)  # the TeX source, never drawn
-TAG = re.compile(r"<[^>]+>")
 # Where the browser's automatic italic (text-transform: math-auto) takes a single-letter <mi>:
 # U+1D434.. Mathematical Italic A-Z a-z (its h is U+210E), U+1D6E2.. Mathematical Italic Greek.
 ITALIC = [*range(0x1D434, 0x1D468), 0x210E, *range(0x1D6E2, 0x1D71C)]
-# Glyphs the browser draws for an element, with no character of the page's text: a root's radical.
-DRAWN_FOR = {"<msqrt": "√", "<mroot": "√"}
 
 
-def characters(page_html: str) -> set[str]:
-    """Every character drawn in the page's formulas (not the TeX kept beside each one), and the radical of a root."""
-    drawn: set[str] = set()
-    for formula in MATH.findall(page_html):
-        drawn |= set(html.unescape(TAG.sub("", ANNOTATION.sub("", formula))))
-        drawn |= {glyph for tag, glyph in DRAWN_FOR.items() if tag in formula}
-    return drawn - {"\n"}
+def characters(mathml: str) -> set[str]:
+    """Every character a formula's text draws, and the radical of a root, which it draws with no character."""
+    formula = ET.fromstring(mathml)
+    roots = {"√"} if any(el.tag.endswith(("msqrt", "mroot")) for el in formula.iter()) else set()
+    return set("".join(formula.itertext())) - {"\n"} | roots
 
 
 def subset(font: bytes, used: set[str]) -> bytes:

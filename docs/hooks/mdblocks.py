@@ -2,7 +2,9 @@
 
 docs/hooks/embed.py (the build), tests/page_blocks.py (`pytest --codeblocks` runs the blocks) and the
 checks in tests/ all call `parse()`, so what the site shows and what the tests run cannot drift
-apart. Standard library only: the package's own tests never import the docs toolchain.
+apart. Standard library only: the package's own tests never import the docs toolchain. It reads
+pytest-codeblocks' markers as pytest-codeblocks does (tests/test_site_codeblocks.py compares the two
+on every page), and adds what the site needs: each block's own line, embeds, highlights, problems.
 
 A page's python blocks run; on lines of their own right above a block, any of:
     <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
@@ -27,7 +29,9 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-NEEDS = {"torch", "numpy"}  # packages a block may need that the in-browser Python cannot have
+# packages a block may need that the in-browser Python cannot have -> their names on the block's label;
+# CI installs each of them
+NEEDS = {"torch": "PyTorch", "numpy": "NumPy"}
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 MARKER = re.compile(
@@ -242,7 +246,8 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
             continue
         marker = MARKER.match(stripped)
         if marker:
-            pending.append(_marker(n, marker))
+            kind = "highlight" if marker["highlight"] else "needs" if marker["needs"] else marker["cb"]
+            pending.append(Marker(n, kind, marker["highlight"] or marker["needs"] or ""))
         elif LOOKS_LIKE_MARKER.search(line):
             say(n, f"not a marker this site knows, or not alone on its line: {stripped!r}")
         elif stripped.startswith("<!--") and "-->" not in stripped:
@@ -261,14 +266,6 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
     page = Page(path, lines, front, fences, prose, problems)
     _link_blocks(page, say)
     return page
-
-
-def _marker(n: int, m: re.Match) -> Marker:
-    if m.group("highlight"):
-        return Marker(n, "highlight", m.group("highlight"))
-    if m.group("needs") is not None:
-        return Marker(n, "needs", m.group("needs"))
-    return Marker(n, m.group("cb"))
 
 
 def _read_fence(lines, i, m, markers, fences, say, root) -> int:

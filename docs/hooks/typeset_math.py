@@ -40,7 +40,6 @@ CLOSING = re.compile(r"^[,.;:!?)\]”’]+")
 
 # A heading's formulas in its table-of-contents entry, which is plain text: x^2 as x², not x2
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-DIGIT_SUPERSCRIPT = re.compile(r"<msup>(?P<base>(?:(?!</?msup).)*?)<mn>(?P<power>\d+)</mn></msup>", re.S)
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 # Reads one JSON array [[tex, display], ...] per line, writes one [{"mathml": ...} or {"error": ...}, ...].
@@ -158,8 +157,10 @@ def typeset(items: list[tuple[str, bool]], where: str) -> list[str]:
 
 def as_text(mathml: str) -> str:
     """A formula as plain text, for a table-of-contents entry."""
-    mathml = DIGIT_SUPERSCRIPT.sub(lambda m: m["base"] + m["power"].translate(SUPERSCRIPTS), mathml)
-    return html.unescape(re.sub(r"<[^>]+>", "", mathml))
+    formula = ET.fromstring(mathml)
+    for power in (sup[1] for sup in formula.iter("msup") if sup[1].tag == "mn" and (sup[1].text or "").isdecimal()):
+        power.text = (power.text or "").translate(SUPERSCRIPTS)
+    return "".join(formula.itertext())
 
 
 def keep_punctuation_on_the_line(parent: ET.Element, el: ET.Element) -> None:

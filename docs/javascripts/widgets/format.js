@@ -1,4 +1,4 @@
-// Numbers as every widget shows them; docs/hooks/traces.py's fmt() is the same rule.
+// Numbers as every widget shows them; microgpt/course/diagrams.py's fmt() is the same rule.
 export function fmt(x) {
   if (Number.isInteger(x)) return String(x);
   const s = x.toFixed(4).replace(/0+$/, "").replace(/\.$/, "");

@@ -1,5 +1,5 @@
-// Draw a laid-out trace (node centres and edge paths from docs/hooks/traces.py) as SVG, and repaint
-// it per step. During the backward pass the arrows turn round: grad flows from a node to its children.
+// Draw a laid-out trace (node centres and edge paths from layout() in microgpt/course/diagrams.py) as SVG,
+// and repaint it per step. During the backward pass the arrows turn round: grad flows from a node to its children.
 import { fmt, h } from "./format.js";
 
 let uid = 0;
