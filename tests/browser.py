@@ -313,7 +313,8 @@ def axe_violations(page: Page, within: str | None = None, only: list[str] | None
     Without axe-core the test is skipped, or with CI=true fails."""
     if not AXE.is_file():
         unavailable(f"no {AXE.relative_to(ROOT)}; run `npm ci` (axe-core is a devDependency in package.json)")
-    page.add_script_tag(path=str(AXE))
+    if not page.evaluate("() => Boolean(window.axe)"):  # added once per load: it is 0.5 MB to parse
+        page.add_script_tag(path=str(AXE))
     found = page.evaluate(f"([within, only]) => ({RUN_AXE})(within, only)", [within, only])
     return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]
 

@@ -253,14 +253,19 @@ def _nothing_is_clipped_and_every_scroll_region_is_reachable(page: Page) -> None
 # aside. Each chain is run once, there, and not again here.
 PYTHON_BLOCKS = "article div.language-python.highlight"
 END_OF_PART = re.compile(r"^# ---- end of part (\d+) of (\d+) .*----$", re.M)
-# a block in a closed note or a hidden tab is shown first, as a reader opens it before pressing Copy
-REVEAL = """(block) => {
+# a block in a closed note or a hidden tab is shown first, as a reader opens it before pressing Copy; the
+# clipboard is emptied; what comes back: is it a block that continues others, and how many Run-bar copy buttons it has
+REVEAL = """async (block) => {
   for (let d = block.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
   const tab = block.closest('.tabbed-block');
   const inputs = tab && tab.closest('.tabbed-set').querySelectorAll(':scope > input');
   if (tab) inputs[[...tab.parentElement.children].indexOf(tab)].click();
   block.scrollIntoView({block: 'center'});
+  await navigator.clipboard.writeText('');
+  const bars = block.parentElement.querySelectorAll(':scope > .mg-run__bar .mg-run__copy');
+  return [block.classList.contains('no-copy'), bars.length];
 }"""
+COPIED = "async () => (await navigator.clipboard.readText()) || false"
 
 
 def _every_copy_button_gives_the_program_the_tests_run(page: Page, path: str) -> None:
@@ -277,17 +282,16 @@ def _every_copy_button_gives_the_program_the_tests_run(page: Page, path: str) ->
     assert len(chains) == blocks.count(), (path, len(chains), blocks.count())
     for i in range(blocks.count()):
         block, where = blocks.nth(i), f"{path} python block {i + 1}"
-        block.evaluate(REVEAL)
-        chained = "no-copy" in (block.get_attribute("class") or "")
+        chained, bars = block.evaluate(REVEAL)
         ours = block.locator("xpath=..").locator(":scope > .mg-run__bar .mg-run__copy")
         theirs = block.locator("pre .md-code__nav button[data-md-type='copy']")
-        button = ours if chained else theirs
-        expect(button).to_have_count(1)  # the theme gives its button once the block is in view (content.lazy)
-        expect(theirs if chained else ours).to_have_count(0)
-        page.evaluate("navigator.clipboard.writeText('')")
-        button.click()
-        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")
-        text = page.evaluate("navigator.clipboard.readText()") + "\n"
+        assert bars == int(chained), f"{where}: {bars} Run-bar copy buttons"  # one on a block that continues others
+        if chained:
+            expect(theirs).to_have_count(0)
+            ours.click()
+        else:  # the theme gives its button once the block is in view (content.lazy): click waits for exactly one
+            theirs.click()
+        text = page.wait_for_function(COPIED).json_value() + "\n"
         # exactly the chain the tests run up to this block, with an end marker between its parts
         marks = [(int(k), int(n)) for k, n in END_OF_PART.findall(text)]
         assert marks == [(k, len(chains[i])) for k in range(1, len(chains[i]))], (where, marks)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import COLOUR_RULES, RUN_AXE, Watched, axe_violations, base_url, browser, open_page, site_dir  # noqa: F401  (fixtures)
+from browser import COLOUR_RULES, Watched, axe_violations, base_url, browser, open_page, site_dir  # noqa: F401  (fixtures)
 
 import microgpt.course.live as live
 
@@ -49,11 +49,8 @@ def cli_train(out: Path) -> subprocess.Popen:
 
 
 def axe(page, only: list[str] | None = None) -> list[str]:
-    """axe-core's violations in the widget now (with `only`, of those rules); axe is added once (it is large)."""
-    if not page.evaluate("() => Boolean(window.axe)"):
-        return axe_violations(page, WIDGET, only)
-    found = page.evaluate(f"([within, only]) => ({RUN_AXE})(within, only)", [WIDGET, only])
-    return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]
+    """axe-core's violations in the widget now (with `only`, of those rules)."""
+    return axe_violations(page, WIDGET, only)
 
 
 def axe_in_both_schemes(page, state: str) -> list[str]:
