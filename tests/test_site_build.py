@@ -127,10 +127,26 @@ def test_a_headings_formula_reads_as_plain_text_with_its_digit_powers_raised():
     assert typeset_math.as_text(power_of_power) == "ex²"  # only a power of digits is raised
 
 
-def test_a_temml_class_the_site_does_not_style_is_refused():
-    assert typeset_math.refused('<mo class="tml-prime">′</mo><mo class="chr-sml wbk-sml-acc">ˆ</mo>') is None
-    assert typeset_math.refused('<mrow class="tml-cancel">x</mrow>') == "class 'tml-cancel'"
-    assert typeset_math.refused("<menclose><mi>x</mi></menclose>") == "<menclose"
+def test_what_browsers_would_draw_otherwise_is_refused():
+    def refused(mathml: str) -> str | None:
+        return typeset_math.refused(typeset_math.parse(f"<math>{mathml}</math>"))
+
+    assert refused('<mo class="tml-prime">′</mo><mo class="chr-sml wbk-sml-acc">ˆ</mo>') is None
+    assert refused('<mrow class="tml-cancel">x</mrow>') == "class 'tml-cancel'"
+    assert refused("<menclose><mi>x</mi></menclose>") == "<menclose>"
+    assert refused('<mi mathvariant="bold">x</mi>') == 'mathvariant="bold"'
+    assert refused('<mi mathvariant="normal">x</mi>') is None
+    assert refused("<munder><mi>W</mi><mo>⏟</mo></munder>") == "⏟"
+
+
+@pytest.mark.parametrize(
+    ("tex", "needs"), [(r"\cancel{x}", "<menclose>"), (r"\underbrace{W}_a", "⏟"), (r"\tag{1} x", "class 'tml-tageqn'")]
+)
+def test_temmls_own_output_for_such_a_formula_is_refused_naming_what_it_needs(tex, needs):
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match=re.escape(f"page.md: `{tex}` needs {needs}, which browsers do not draw")):
+        typeset_math.typeset([("x^2", False), (tex, True)], "page.md")
 
 
 def test_no_token_element_of_the_built_site_holds_markup(built_site):

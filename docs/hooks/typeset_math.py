@@ -72,32 +72,41 @@ require("readline").createInterface({ input: process.stdin }).on("line", (line) 
 # and any of Temml's classes that docs/stylesheets/math.css does not style.
 STYLED = {"tml-display", "tml-prime", "tml-jot", "tml-left", "tml-right", "tml-sml-pad", "tml-med-pad", "tml-lrg-pad"}
 STYLED_ACCENT = re.compile(r"(?:chr|wbk)-(?:sml|med|lrg)(?:-acc)?|wbk-acc")
-REFUSED = re.compile(
-    r"(?P<brace>[⏞⏟])|<(?P<element>menclose|mlabeledtr|mfenced)\b|(?P<variant>mathvariant=\"(?!normal\")[^\"]*\")"
-)
-
-
-def refused(mathml: str) -> str | None:
-    """What in Temml's `mathml` browsers would not draw as written, or None."""
-    if found := REFUSED.search(mathml):
-        return found[0]
-    classes = {c for attr in re.findall(r'class="([^"]*)"', mathml) for c in attr.split()}
-    unstyled = sorted(c for c in classes - STYLED if not STYLED_ACCENT.fullmatch(c))
-    return f"class {unstyled[0]!r}" if unstyled else None
-
+NOT_CORE = {"menclose", "mlabeledtr", "mfenced"}
+STRETCHED_BRACES = set("⏞⏟")
 
 MATHML = "http://www.w3.org/1998/Math/MathML"
 ET.register_namespace("", MATHML)  # written back without prefixes, and without the xmlns Temml leaves out
 SCRIPTED = {f"{{{MATHML}}}{name}" for name in ("msub", "msup", "msubsup", "munder", "mover", "munderover")}
 
 
-def no_space_in_scripts(mathml: str) -> str:
+def parse(mathml: str) -> ET.Element:
+    """Temml's MathML as a tree (Temml leaves out the namespace)."""
+    return ET.fromstring(mathml.replace("<math", f'<math xmlns="{MATHML}"', 1))
+
+
+def refused(math: ET.Element) -> str | None:
+    """What in a formula browsers would not draw as written, or None."""
+    for el in math.iter():
+        name, variant = el.tag.removeprefix(f"{{{MATHML}}}"), el.get("mathvariant", "normal")
+        unstyled = sorted(c for c in el.get("class", "").split() if c not in STYLED and not STYLED_ACCENT.fullmatch(c))
+        if name in NOT_CORE:
+            return f"<{name}>"
+        if variant != "normal":
+            return f'mathvariant="{variant}"'
+        if braces := STRETCHED_BRACES & set(el.text or ""):
+            return min(braces)
+        if unstyled:
+            return f"class {unstyled[0]!r}"
+    return None
+
+
+def no_space_in_scripts(math: ET.Element) -> str:
     """No space around an operator in a script, as TeX sets them: X^{n-1}, \\sum_{i=1}, \\lim_{h \\to 0}.
 
     MathML Core spaces an operator alike at every size, and Temml leaves it to the browser; TeX drops
     the space around a sign, a relation or an arrow in a sub- or superscript. Every <mo> in a script
-    without a spacing of its own gets none (0.2 to 0.4 em per script, measured)."""
-    math = ET.fromstring(mathml.replace("<math", f'<math xmlns="{MATHML}"', 1))
+    without a spacing of its own gets none (0.2 to 0.4 em per script, measured). Returns the MathML."""
     for parent in math.iter():
         for script in list(parent)[1:] if parent.tag in SCRIPTED else []:
             for mo in script.iter(f"{{{MATHML}}}mo"):
@@ -133,10 +142,10 @@ class Temml:
             for item, result in zip(todo, json.loads(line)):
                 if "error" in result:
                     self.done[item] = None, f"cannot typeset `{item[0]}`: {result['error']}"
-                elif piece := refused(result["mathml"]):
+                elif piece := refused(math := parse(result["mathml"])):
                     self.done[item] = None, f"`{item[0]}` needs {piece}, which browsers do not draw as written"
                 else:
-                    self.done[item] = no_space_in_scripts(result["mathml"]), None
+                    self.done[item] = no_space_in_scripts(math), None
         return [self.done[item] for item in items]
 
 
