@@ -7,7 +7,9 @@ is shown as code but never run. Only display tags (SAFE_TAGS) are allowed.
 """
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,28 @@ def test_the_site_shows_each_solution_cell_closed_and_the_rest_open(built_site):
     nb = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))
     tagged = ["solution" in c["metadata"].get("tags", []) for c in nb["cells"] if c["cell_type"] == "code"]
     assert [bool(c) for c in cells] == tagged and any(tagged) and not all(tagged)
+
+
+def test_a_cells_printing_sent_in_pieces_is_shown_as_one_output(tmp_path):
+    """The kernel sends what a cell prints in pieces, as it flushes (how many varies from run to run);
+    overrides/notebook.html shows consecutive pieces of one stream as one output, as Jupyter does, and
+    what goes to stderr between them as an output of its own. Rendered by mkdocs-jupyter's nb2html with
+    the site's options, in the site's Python (the Makefile's SITE_VENV, or the one MICROGPT_MKDOCS is in)."""
+
+    def stream(name: str, text: str) -> dict:
+        return {"output_type": "stream", "name": name, "text": text}
+
+    outputs = [stream("stdout", "a\n"), stream("stdout", "b\n"), stream("stderr", "careful\n"), stream("stdout", "c\n")]
+    cell = {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 1, "source": "", "outputs": outputs}
+    nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "x.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    mkdocs = Path(os.environ.get("MICROGPT_MKDOCS") or ROOT / ".venv-site" / "bin" / "mkdocs")
+    render = (
+        "import sys; from mkdocs_jupyter.nbconvert2 import nb2html; "
+        "print(nb2html(sys.argv[1], custom_template=sys.argv[2], markdown_cell_processor='mkdocs', no_prompt=True))"
+    )
+    template = ROOT / "overrides" / "notebook.html"
+    args = [str(mkdocs.with_name("python")), "-c", render, str(tmp_path / "x.ipynb"), str(template)]
+    page = subprocess.run(args, capture_output=True, text=True, check=True, timeout=120).stdout
+    assert re.findall(r'mg-mark--nb-output">([^<]+)<', page) == ["Output", "Error output", "Output"]
+    assert [block.strip("\n") for block in re.findall(r"````text\n(.*?)````", page, re.S)] == ["a\nb", "careful", "c"]
