@@ -150,9 +150,3 @@ def _chains(page: mdblocks.Page, say) -> None:
                 f"the block imports {module}, which the Python in a reader's browser does not have: "
                 f"put <!--pytest-codeblocks:importorskip({module})--> above the chain's first block",
             )
-        if any(isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(tree)):
-            say(
-                chain[0].line,
-                "the block uses __name__; the tests run it under another name than a reader's "
-                'Python, so code under `if __name__ == "__main__":` would never run: write it at top level',
-            )

@@ -1,7 +1,8 @@
 """The built site in a real browser: every page loads clean and offline with its math typeset, looks
-right at phone and desktop widths in both colour schemes, loads only what it uses, clips nothing,
-axe-core finds no violation on it, and search finds a page by the forms of a word it uses. Each page is loaded
-once in each view, and every check of that view runs on that load (test_every_page_in_every_view).
+right at phone and desktop widths and in both colour schemes (light at both widths, dark at 1280 px), loads
+only what it uses, clips nothing, axe-core finds no violation on it, and search finds a page by the forms
+of a word it uses. Each page is loaded once in each view, and every check of that view runs on that load
+(test_every_page_in_every_view).
 The interactive graphs are tested in tests/test_browser_widgets.py, with the same fixtures.
 
 Fixtures and the Chromium/playwright requirement come from tests/browser.py (skipped without them,
@@ -150,11 +151,13 @@ LIGHT_DESKTOP, DARK_DESKTOP, LIGHT_PHONE, DARK_PHONE = (
     ("light", PHONE),
     ("dark", PHONE),
 )
-# Dark on a phone has no check of its own: its pictures' contrast is dark at 1280 px's (contrast does
-# not depend on the width) and their size light on a phone's (size does not depend on the colours).
-# `make screenshots` still takes it.
+# Dark on a phone is not loaded by the tests: each of its checks is made by another view, one factor at
+# a time. Its pictures' contrast and its widgets mounting are checked in dark at 1280 px (neither depends
+# on the width), their size and the page as a phone shows it in light on a phone (neither depends on the
+# colours). `make screenshots` still takes it.
 VIEWS = [LIGHT_DESKTOP, DARK_DESKTOP, LIGHT_PHONE] + [DARK_PHONE] * SAVE_SHOTS
-# axe: every rule in light at both widths; in dark at 1280 px the rules that depend on colour (COLOUR_RULES)
+# axe: its default rules and target-size in light at both widths; in dark at 1280 px the rules that depend
+# on colour (COLOUR_RULES)
 AXE_VIEWS = {LIGHT_DESKTOP: None, DARK_DESKTOP: COLOUR_RULES, LIGHT_PHONE: None}
 CLIP_VIEWS = {LIGHT_DESKTOP, LIGHT_PHONE}  # overflow and scroll regions: the two widths
 
@@ -246,11 +249,12 @@ def _nothing_is_clipped_and_every_scroll_region_is_reachable(page: Page) -> None
 # ---------------------------------------------------------------------------- copy buttons
 # What a reader pastes runs: every python block's copy button (the theme's, or for a block that continues
 # others the Run bar's own, docs/javascripts/run/copy.js) is pressed, and what it put on the clipboard
-# must be the program `pytest --codeblocks` runs for the chain up to that block (tests/page_blocks.py:
-# each chain in a fresh Python with the wheel the site serves, from an empty directory, to its last
-# line). The copy holds each part's code as the page reads it, with a comment line between parts; its
-# syntax tree must equal that program's, so the paste runs as the tested program does, line numbers
-# aside. Each chain is run once, there, and not again here.
+# must be the start, up to that block, of the program `pytest --codeblocks` runs for its chain (the whole
+# program, for the chain's last block). tests/page_blocks.py runs each chain as a script in a fresh Python
+# with the wheel the site serves, from an empty directory, to its last line: a program that runs to its
+# end has run each start of itself. The copy holds each part's code as the page reads it, with a comment
+# line between parts; its syntax tree must equal that start's, so the paste runs as the tested program
+# does, run as a script, line numbers aside. Each chain is run once, there, and not again here.
 PYTHON_BLOCKS = "article div.language-python.highlight"
 END_OF_PART = re.compile(r"^# ---- end of part (\d+) of (\d+) .*----$", re.M)
 # a block in a closed note or a hidden tab is shown first, as a reader opens it before pressing Copy; the
@@ -270,7 +274,7 @@ COPIED = "async () => (await navigator.clipboard.readText()) || false"
 
 def _every_copy_button_gives_the_program_the_tests_run(page: Page, path: str) -> None:
     """Press every python block's copy button; the clipboard holds its chain up to it, with a marker
-    between parts, and parses to the program the tests run for that chain.
+    between parts, and parses to the start of the program the tests run for that chain, up to that block.
 
     The blocks of a Markdown page, which `pytest --codeblocks` runs (the notebook's cells are not blocks)."""
     source = DOCS / ("index.md" if path == "/" else f"{path.strip('/')}.md")
@@ -297,7 +301,7 @@ def _every_copy_button_gives_the_program_the_tests_run(page: Page, path: str) ->
         assert marks == [(k, len(chains[i])) for k in range(1, len(chains[i]))], (where, marks)
         parts = [part.strip("\n") for part in END_OF_PART.split(text)[::3]]
         assert parts == [b.code.strip("\n") for b in chains[i]], f"{where} copies other code than its chain"
-        tested = "".join(b.code for b in chains[i])  # what page_blocks.code_blocks gives the runner
+        tested = "".join(b.code for b in chains[i])  # page_blocks.code_blocks's program, up to this block
         assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(tested)), f"{where}: the paste is another program"
 
 

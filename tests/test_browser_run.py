@@ -242,7 +242,7 @@ def _runs_every_block(page, run_url: str, path: str) -> None:
 def _native_stdout(code: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(code, {"__MODULE__": "__main__"})
+        exec(code, {"__name__": "__main__"})
     return out.getvalue()
 
 

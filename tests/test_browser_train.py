@@ -3,7 +3,8 @@ only near sight, and Python is fetched only on Start; bad settings are refused n
 a runtime that cannot start says so and offers the command line; the run shows the command line's
 losses (the CLI runs in the test); Pause holds; the downloaded checkpoint is one `python -m microgpt
 sample` reads, with the command line's weights; leaving the page ends the worker; axe finds nothing
-idle, running, paused or failed, light and dark; every control is reached by the keyboard.
+idle, running, paused or failed in light, and idle, paused or failed in dark (by the rules that depend
+on colour); every control is reached by the keyboard.
 
 Needs Chromium, playwright and the built site (as tests/test_browser.py); without them it skips,
 except with CI=true, where it fails.
@@ -54,7 +55,8 @@ def axe(page, only: list[str] | None = None) -> list[str]:
 
 
 def axe_in_both_schemes(page, state: str) -> list[str]:
-    """Every rule in light; in dark, the rules that depend on colour (the same elements in other colours)."""
+    """axe's default rules and target-size in light; in dark, the rules that depend on colour (the same
+    elements in other colours)."""
     found = [f"{state}, light: {v}" for v in axe(page)]
     page.get_by_title("Switch to dark mode").first.click()
     page.wait_for_selector("body[data-md-color-scheme=slate]")

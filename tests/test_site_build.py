@@ -120,11 +120,12 @@ def test_a_formula_browsers_would_draw_otherwise_than_written_is_refused(tex, pr
 
 def test_a_headings_formula_reads_as_plain_text_with_its_digit_powers_raised():
     # the table of contents holds text: y = x^2 must not read "y=x2", which Temml's <mn class="..."> once caused
-    ((mathml, _), (power_of_power, _)) = typeset_math.TEMML_PROCESS.typeset(
-        [("y = x^2 + z_1", False), ("e^{x^2}", False)]
+    ((mathml, _), (power_of_power, _), (log, _)) = typeset_math.TEMML_PROCESS.typeset(
+        [("y = x^2 + z_1", False), ("e^{x^2}", False), (r"\ln 27", False)]
     )
     assert 'class="' in mathml and typeset_math.as_text(mathml) == "y=x²+z1"
     assert typeset_math.as_text(power_of_power) == "ex²"  # only a power of digits is raised
+    assert "\u2061" in log and typeset_math.as_text(log) == "ln 27"  # invisible function application: a space
 
 
 def test_what_browsers_would_draw_otherwise_is_refused():

@@ -62,19 +62,6 @@ def test_a_tilde_fence_is_refused():
     assert_refused("~~~python\nraise SystemExit\n~~~\n", 1, "~~~ fence")
 
 
-def test_a_block_under_a_main_guard_is_refused():
-    assert_refused(
-        """
-        ```python
-        if __name__ == "__main__":
-            raise SystemExit("never run by the tests")
-        ```
-        """,
-        1,
-        "__name__",
-    )
-
-
 @pytest.mark.parametrize(
     "code",
     ["import numpy as np", "from torch import tensor", "import os, numpy", "from numpy.linalg import norm"],

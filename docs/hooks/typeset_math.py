@@ -41,6 +41,8 @@ CLOSING = re.compile(r"^[,.;:!?)\]”’]+")
 # A heading's formulas in its table-of-contents entry, which is plain text: x^2 as x², not x2
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+# MathML's invisible operators: function application (ln⁡27) is a space in plain text, the others nothing
+INVISIBLE = str.maketrans({"\u2061": " ", "\u2062": None, "\u2063": None, "\u2064": None})
 
 # Reads one JSON array [[tex, display], ...] per line, writes one [{"mathml": ...} or {"error": ...}, ...].
 # strict: what TeX would reject is an error (a boolean in Temml 0.13), not a warning on the console.
@@ -169,7 +171,7 @@ def as_text(mathml: str) -> str:
     formula = ET.fromstring(mathml)
     for power in (sup[1] for sup in formula.iter("msup") if sup[1].tag == "mn" and (sup[1].text or "").isdecimal()):
         power.text = (power.text or "").translate(SUPERSCRIPTS)
-    return "".join(formula.itertext())
+    return "".join(formula.itertext()).translate(INVISIBLE)
 
 
 def keep_punctuation_on_the_line(parent: ET.Element, el: ET.Element) -> None:

@@ -11,7 +11,7 @@ import contextlib, gc, io, json, linecache, sys, traceback, types
 def run_chain(sources, names):
     """Run the blocks of one chain in one fresh namespace, as pytest-codeblocks does; (stdout, stderr, ok)."""
     out, err = io.StringIO(), io.StringIO()
-    namespace = {"__MODULE__": "__main__"}
+    namespace = {"__name__": "__main__"}
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             for source, name in zip(sources, names):

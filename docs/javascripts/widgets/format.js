@@ -1,4 +1,5 @@
-// Numbers as every widget shows them; microgpt/course/diagrams.py's fmt() is the same rule.
+// Numbers as every widget shows them; microgpt/course/diagrams.py's fmt() is the same rule, except on
+// an exact tie at the fourth decimal (0.03125: Python rounds half to even, 0.0312; toFixed up, 0.0313).
 export function fmt(x) {
   if (Number.isInteger(x)) return String(x);
   const s = x.toFixed(4).replace(/0+$/, "").replace(/\.$/, "");
