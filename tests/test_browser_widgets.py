@@ -24,6 +24,7 @@ from browser import (  # noqa: F401  (fixtures, used by name)
     COLOUR_RULES,
     DESKTOP,
     PHONE,
+    Watched,
     axe_violations,
     base_url,
     browser,
@@ -106,9 +107,27 @@ def _open(page, base_url: str, path: str, extra: bool = False) -> None:
     page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def widget_page(site_dir):
     return _page_with(site_dir, 'class="autograd-widget"')
+
+
+@pytest.fixture(scope="module")
+def shared_load(browser, base_url, widget_page):
+    """One load of the widget page, with the widgets no page uses yet, for the checks that only read it or
+    call its modules: they need no load of their own."""
+    w = Watched(browser, base_url)
+    _open(w.page, base_url, widget_page, extra=True)
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def read_only(shared_load):
+    """shared_load's page, failing the test on a console error or an outside request during it (as `watched`)."""
+    before = len(shared_load.problems())
+    yield shared_load.page
+    assert shared_load.problems()[before:] == []
 
 
 # ---------------------------------------------------------------------------- step-through widget
@@ -219,9 +238,8 @@ def test_focus_moves_on_when_a_button_disables_itself(watched, base_url, widget_
     assert widget.get_attribute("data-step") == "0"
 
 
-def test_controls_fit_on_one_line_at_1280(watched, base_url, widget_page):
-    page = watched.page
-    _open(page, base_url, widget_page, extra=True)
+def test_controls_fit_on_one_line_at_1280(read_only):
+    page = read_only
     rows = page.locator(".autograd-controls").all()
     assert rows
     for row in rows:
@@ -231,9 +249,8 @@ def test_controls_fit_on_one_line_at_1280(watched, base_url, widget_page):
         assert max(tops) - min(tops) <= 4, (row.inner_text(), tops)  # one line, not wrapped
 
 
-def test_legend_under_every_graph(watched, base_url, widget_page):
-    page = watched.page
-    _open(page, base_url, widget_page, extra=True)
+def test_legend_under_every_graph(read_only):
+    page = read_only
     for el in page.locator(".autograd-widget, .autograd-playground").all():
         text = el.locator("ul.autograd-legend").inner_text()
         assert "dashed box: a constant" in text and "visiting" in text and "arrows point" in text
@@ -416,9 +433,8 @@ def test_playground_focus_stays_in_the_widget(watched, base_url, widget_page):
     assert _active_is_not_body(page) == "engine-order"
 
 
-def test_every_playground_order_shown_is_pythons(watched, base_url, widget_page):
-    page = watched.page
-    _open(page, base_url, widget_page, extra=True)
+def test_every_playground_order_shown_is_pythons(read_only):
+    page = read_only
     t = T.trace_preset("shared")
     orders = [list(o) for o in itertools.permutations(T.movable(t))]
     js = page.evaluate(
@@ -436,9 +452,8 @@ def test_every_playground_order_shown_is_pythons(watched, base_url, widget_page)
 STRICT = ["6", "-1.5", "−3", " 2.50 ", ".5", "5.", "", " ", "0x0A", "1e1", "1,0", "+3", "--3", "1.2.3", "inf", "NaN"]
 
 
-def test_js_and_python_parse_numbers_alike(watched, base_url, widget_page):
-    page = watched.page
-    _open(page, base_url, widget_page)
+def test_js_and_python_parse_numbers_alike(read_only):
+    page = read_only
     js = page.evaluate(
         "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map(m.parseDecimal); }",
         STRICT + ["٣", "1_000", "½"],
@@ -538,9 +553,8 @@ def test_diagrams_on_the_pages_show_the_engine_numbers(watched, base_url, site_d
     assert seen == set(want)
 
 
-def test_js_number_format_matches_the_hook(watched, base_url, widget_page):
-    page = watched.page
-    _open(page, base_url, widget_page)
+def test_js_number_format_matches_the_hook(read_only):
+    page = read_only
     xs = sorted(
         {x for name in T.PRESETS for n in T.trace_preset(name)["nodes"] for x in (n["data"], n["grad"])}
         | {0.5, -0.5, 1e-5, -1e-5, 0.12345, 2.00004, -1.99996}
