@@ -125,7 +125,7 @@ def test_a_block_that_ends_the_interpreter_early_fails_and_the_run_goes_on(proje
     [
         ("page.md", "# P\n\n```Python\nraise SystemExit\n```\n", "page.md:3: fence language 'Python'"),
         ("README.md", "<!--pytest-codeblocks:skipfile-->\n# R\n", "README.md:1: not a marker"),
-        ("page.md", "# P\n\n```python\nif __name__ == '__main__':\n    raise SystemExit\n```\n", "page.md:3:"),
+        ("page.md", "# P\n\n```python\nprint(1)\n", "page.md:3: a fence that is never closed"),
     ],
 )
 def test_a_page_with_a_problem_fails_the_run_naming_page_and_line(project, name, text, where):
