@@ -3,7 +3,7 @@ math font cut to the characters they draw (docs/hooks/math_font.py).
 
 The Markdown extension goes into the site's Markdown settings (`on_config`); each page tells it its
 name, for the error messages (`on_page_markdown`); a page with formulas gets the flag that gives it
-the math styles and preloads the font (page.meta.mg_math, read by overrides/main.html).
+the math styles, and through them the font (page.meta.mg_math, read by overrides/main.html).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ def on_config(config):
         where = math_font.SOURCE.relative_to(math_font.ROOT)
         raise PluginError(f"{where} is missing: run `npm ci` in {math_font.ROOT}")
     config.markdown_extensions.append(typeset_math.MathExtension())
-    config.extra["math_font"] = math_font.SITE_PATH
     return config
 
 

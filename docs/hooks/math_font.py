@@ -10,9 +10,13 @@ the Mathematical Italic letters of Unicode, not in a slanted font) and the glyph
 builds from them: about 30 KB, written into the built site by docs/hooks/formulas.py. One of the MATH
 table's constants is changed on the way, so that subscripts sit as TeX sets them (see `subset`).
 
-Every page with a formula gets a `<link rel="preload">` for it in <head> (overrides/main.html, from
-`config.extra.math_font`), so the font is on its way before the first layout: text laid out in a
-fallback font and again in this one would move. docs/stylesheets/math.css holds its @font-face.
+docs/stylesheets/math.css holds its @font-face, on the pages with a formula (overrides/main.html), and
+the browser fetches the font when its first layout meets a formula. It is not preloaded: Chromium
+(156, traced) draws no frame of a page until the fonts it preloads have arrived, and under
+its paint holding (on by default, as PageSpeed Insights runs) a page held that long often waited a
+further 1-2 s for its first frame (benchmarks/bench_site.py, "Held first frames"). The cost: the
+formulas are laid out once more when the font arrives (font-display: block keeps them invisible
+until then, so no formula is ever drawn in another font).
 
 """
 
