@@ -53,9 +53,9 @@ build them (`build_stock`: the same Markdown, hooks that make the Markdown (embe
 widgets), the notebook's template, extra_css and extra_javascript; no theme overrides and no build-time math:
 KaTeX's auto-render from benchmarks/node_modules typesets the formulas in the browser, through document$, as
 Material's documentation shows). Each page is measured in both builds, runs interleaved, and the
-table gives this site's median TBT and LCP as a fraction of the stock build's (goal: at most 0.6x on
-every page, and median Performance over the pages >= 95). --pages N measures the first N pages of a
-spread over the site (default: all); --no-stock measures this site alone.
+table gives this site's median TBT and LCP as a fraction of the stock build's (goal: TBT at most 0.6x
+and LCP at most 1.0x on every page, and median Performance over the pages >= 95). --pages N measures
+the first N pages of a spread over the site (default: all); --no-stock measures this site alone.
 
 Needs Lighthouse (benchmarks/package.json; `make bench-site` fetches it) and Chromium at
 /usr/bin/chromium (or CHROME_PATH). A figure, not a test: scores move with the machine's load, so
@@ -440,10 +440,11 @@ def ratios(medians: dict[str, dict[str, tuple[float, ...]]], paths: list[str], w
     for path in paths:
         (p1, t1, l1), (p2, t2, l2) = site[path], stock[path]
         rt, rl = t1 / max(t2, 1), l1 / l2
-        over += rt > 0.6 or rl > 0.6
+        over += rt > 0.6 or rl > 1.0
         tbt, lcp = f"{t1:>6.0f}/{t2:<6.0f} {rt:>5.2f}x", f"{l1:>5.2f}/{l2:<5.2f} {rl:>5.2f}x"
         print(f"{path:<34} {p1:>4.0f}/{p2:<4.0f} {tbt} {'':>4} {lcp}")
-    print(f"(medians of the runs; goal: TBT and LCP at most 0.6x the stock's; missed on {over} of {len(paths)} pages)")
+    goal = "TBT at most 0.6x the stock's, LCP at most 1.0x"
+    print(f"(medians of the runs; goal: {goal}; missed on {over} of {len(paths)} pages)")
 
 
 if __name__ == "__main__":
