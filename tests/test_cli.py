@@ -123,11 +123,14 @@ def test_train_writes_the_default_checkpoint_in_the_current_directory(tmp_path):
     checkpoint.load(tmp_path / cli.DEFAULT_OUT)
 
 
-def test_progress_line_redraws_one_line_on_a_terminal():
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal, as a console's stderr does."""
 
+    def isatty(self):
+        return True
+
+
+def test_progress_line_redraws_one_line_on_a_terminal():
     stream = Terminal()
     progress = console.ProgressLine(stream, steps=3)
     for step in (1, 2, 3):
@@ -716,10 +719,6 @@ def test_a_stop_with_a_stderr_that_cannot_be_written_still_finishes_the_step_and
 
 
 def test_an_acknowledgement_on_a_terminal_goes_below_the_progress_line():
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
     stream = Terminal()
     line = console.ProgressLine(stream, steps=10)
     line.update(Progress(1, 10, 2.5))
