@@ -15,7 +15,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from pathlib import PurePosixPath
 
+import math_font  # docs/hooks/math_font.py: where the build writes the font
 import mdblocks
 import pytest
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
@@ -183,8 +185,7 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     # other page; nothing preloads it (docs/hooks/math_font.py: a preloaded font holds the first frame)
     fonts = sorted({u.rsplit("/", 1)[-1] for u in requested if u.endswith(".woff2")})
     has_math = page.locator(".arithmatex math").count() > 0
-    # (tests/test_site_build.py checks that math.css names this file)
-    assert fonts == (["STIXTwoMath-Regular.woff2"] if has_math else []), (path, fonts)
+    assert fonts == ([PurePosixPath(math_font.SITE_PATH).name] if has_math else []), (path, fonts)
     assert page.locator("link[rel=preload]").count() == 0, path
     # a widget's code is fetched only on a page with a widget (the entry point is on every page)
     widget_js = [u for u in requested if "/javascripts/widgets/" in u and not u.endswith("/index.js")]
