@@ -19,7 +19,7 @@ def test_the_tolerance_the_success_line_states_is_the_one_the_checker_uses():
 
 @pytest.mark.parametrize("name", checkers.PIECES)
 def test_each_checker_accepts_the_solution(name):
-    verdict = check(checkers.PIECES[name], getattr(pieces, name))
+    verdict = str(check(checkers.PIECES[name], getattr(pieces, name)))
     assert verdict.startswith(f"✓ {name} agrees with the engine on all") and f"within {TOL_SHOWN}" in verdict
 
 
@@ -27,7 +27,7 @@ def test_each_checker_accepts_the_solution(name):
 def test_each_checker_names_each_slip(name, slip):
     piece = checkers.PIECES[name]
     wrong = piece.slips[slip].wrong
-    verdict = check(piece, wrong)
+    verdict = str(check(piece, wrong))
     assert verdict.startswith("✗ case 1 of") and verdict.endswith(piece.slips[slip].hint), verdict
 
 
@@ -47,8 +47,8 @@ def test_an_answer_off_by_just_under_the_tolerance_passes_and_just_over_fails():
 
         return relu_backward
 
-    assert check(checkers.RELU, nudged(0.5 * TOL)).startswith("✓")
-    verdict = check(checkers.RELU, nudged(2 * TOL))
+    assert check(checkers.RELU, nudged(0.5 * TOL)).ok
+    verdict = str(check(checkers.RELU, nudged(2 * TOL)))
     assert verdict.startswith("✗ case 1 of 3 (mlp's hidden units at position 0):\n dh: entry ")
     assert verdict.endswith(f"off by 2.0e-09, more than {TOL_SHOWN}")
 
@@ -63,7 +63,7 @@ def test_an_answer_off_by_just_under_the_tolerance_passes_and_just_over_fails():
     ],
 )
 def test_the_checker_reports_shapes_and_errors_in_one_line(answer, words):
-    assert words in check(checkers.RELU, answer)
+    assert words in str(check(checkers.RELU, answer))
 
 
 def test_the_checker_refuses_a_function_that_changes_its_arguments():
@@ -71,7 +71,7 @@ def test_the_checker_refuses_a_function_that_changes_its_arguments():
         x[0] = 0.0
         return pieces.rmsnorm_backward(x, g)
 
-    assert "changed its arguments" in check(checkers.RMSNORM, rmsnorm_backward)
+    assert "changed its arguments" in str(check(checkers.RMSNORM, rmsnorm_backward))
 
 
 def test_a_transposed_weight_gradient_is_named_though_its_shape_differs():
@@ -79,7 +79,7 @@ def test_a_transposed_weight_gradient_is_named_though_its_shape_differs():
         dw, dx = pieces.linear_backward(w, x, g)
         return [list(c) for c in zip(*dw)], dx
 
-    assert "dw: a transpose" in check(checkers.LINEAR, linear_backward)
+    assert "dw: a transpose" in str(check(checkers.LINEAR, linear_backward))
 
 
 def test_the_manual_backward_matches_the_engine_on_every_parameter_of_a_real_step():
@@ -99,13 +99,13 @@ def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours
     monkeypatch.setattr(capstone, "_yours", {})
     assert capstone.whose().startswith("yours: none yet")
 
-    assert checkers.check_relu_backward(pieces.relu_backward).startswith("✓")
+    assert checkers.check_relu_backward(pieces.relu_backward).ok
     assert capstone.whose().startswith("yours: none yet"), "the page's solution, run as it is, is not the reader's"
 
     def relu_backward(h, g):
         return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
 
-    assert checkers.check_relu_backward(relu_backward).startswith("✓")
+    assert checkers.check_relu_backward(relu_backward).ok
     assert capstone.pieces()["relu_backward"].__code__ is relu_backward.__code__
     assert capstone.whose().startswith("yours: relu_backward\n")
     checkers.check_relu_backward(lambda h, g: list(g))  # a wrong one is not kept
@@ -140,7 +140,7 @@ def test_a_kept_piece_still_runs_after_its_blocks_namespace_is_cleared(monkeypat
         "    return [r * gi - r**3 * gx / len(x) * xi for gi, xi in zip(g, x)]\n"
     )
     exec(source, namespace)
-    assert checkers.check_rmsnorm_backward(namespace["rmsnorm_backward"]).startswith("✓")
+    assert checkers.check_rmsnorm_backward(namespace["rmsnorm_backward"]).ok
     namespace.clear()
     step = first_step()
     loss, _ = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
@@ -152,7 +152,7 @@ def test_the_pages_solutions_run_from_their_own_source_are_not_counted_as_the_re
     namespace: dict = {}
     exec(compile(Path(pieces.__file__).read_text(encoding="utf-8"), "<page>", "exec"), namespace)
     for name in capstone.NAMES:
-        assert checkers.PIECES[name] and checkers._checked(checkers.PIECES[name], namespace[name]).startswith("✓")
+        assert checkers.PIECES[name] and checkers._checked(checkers.PIECES[name], namespace[name]).ok
     assert capstone.yours() == []
 
 
@@ -165,21 +165,21 @@ def test_a_solution_whose_lines_python_can_find_is_told_by_its_source(monkeypatc
     linecache.cache["<block>"] = (len(source), None, source.splitlines(True), "<block>")
     namespace: dict = {}
     exec(compile(source, "<block>", "exec"), namespace)
-    assert checkers.check_softmax_backward(namespace["softmax_backward"]).startswith("✓")
+    assert checkers.check_softmax_backward(namespace["softmax_backward"]).ok
     assert capstone.yours() == []
 
 
 def test_a_solution_run_after_the_readers_own_piece_is_not_the_one_remembered(monkeypatch):
-    """pieces.js stores only what last_kept_as_yours() names: a solution's run never replaces the reader's."""
+    """pieces.js stores only what a verdict says was kept: a solution's run never replaces the reader's."""
     monkeypatch.setattr(capstone, "_yours", {})
 
     def relu_backward(h, g):
         return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
 
-    assert checkers.check_relu_backward(relu_backward).startswith("✓")
-    assert checkers.last_kept_as_yours() == "relu_backward"
-    assert checkers.check_relu_backward(pieces.relu_backward).startswith("✓")
-    assert checkers.last_kept_as_yours() == ""
+    mine = checkers.check_relu_backward(relu_backward)
+    assert mine.ok and mine.kept
+    solution = checkers.check_relu_backward(pieces.relu_backward)
+    assert solution.ok and not solution.kept
     assert capstone.pieces()["relu_backward"].__code__ is relu_backward.__code__
 
 
@@ -204,13 +204,13 @@ def test_a_cross_entropy_miss_at_the_true_token_says_so():
         dz[target] += 1e-6
         return dz
 
-    assert "(the true token) is" in check(checkers.CROSS_ENTROPY, cross_entropy_backward)
+    assert "(the true token) is" in str(check(checkers.CROSS_ENTROPY, cross_entropy_backward))
 
 
 def test_a_slip_on_the_key_path_is_named_in_its_matrix_before_dxs():
     def attention_backward(*args):
         return checkers.attention_with_slip(*args, slip="no cache")
 
-    assert "✗ case 1 of 2 (the whole step, 7 positions):\n dwk: a sum over positions left out" in check(
-        checkers.ATTENTION, attention_backward
+    assert "✗ case 1 of 2 (the whole step, 7 positions):\n dwk: a sum over positions left out" in str(
+        check(checkers.ATTENTION, attention_backward)
     )

@@ -1,7 +1,9 @@
 """The capstone: gpt()'s backward over a whole document from the chapter's pieces, on floats, and training with it.
 
 The pieces a reader's checker accepted are kept here (keep()), for the rest of this Python session; every
-piece a reader has not written is the solution's, from microgpt.course.pieces.
+piece a reader has not written is the solution's, from microgpt.course.pieces. Pieces the reader wrote in
+an earlier session (the page keeps their code) are offered (offer()) and run again, through their checker,
+the first time the capstone is asked for its pieces.
 """
 
 import dis
@@ -27,7 +29,39 @@ NAMES = (
     "embedding_backward",
 )
 _yours: dict[str, Callable] = {}
+_offered: dict[str, Callable[[], object]] = {}  # name -> what runs the reader's earlier piece again
+_asked = [False]  # whether anything asked for the pieces since take_asked()
 Floats = list[list[float]]
+
+
+def offer(name: str, run_again: Callable[[], object]) -> None:
+    """A piece the reader wrote before: run_again() runs its code and its checker, which keeps it if it passes.
+
+    It runs the first time the pieces are asked for, unless the reader's checker has kept a piece of that
+    name by then (the newer one wins).
+    """
+    if name not in NAMES:
+        raise ValueError(f"no piece named {name!r}")
+    if name not in _yours:
+        _offered[name] = run_again
+
+
+def _take_offers() -> None:
+    _asked[0] = True
+    while _offered:
+        _, run_again = _offered.popitem()
+        run_again()
+
+
+def take_asked() -> bool:
+    """Whether the pieces were asked for (yours(), whose(), pieces(), a backward) since the last call."""
+    asked, _asked[0] = _asked[0], False
+    return asked
+
+
+def piece(name: str) -> Callable:
+    """The piece of this name in use now, the reader's or the solution's (nothing offered is run)."""
+    return _yours.get(name, getattr(solutions, name))
 
 
 def keep(name: str, backward: Callable) -> None:
@@ -37,7 +71,9 @@ def keep(name: str, backward: Callable) -> None:
     code = getattr(backward, "__code__", None)
     if code is None:
         _yours[name] = backward
+        _offered.pop(name, None)
     elif not _is_solution(backward, getattr(solutions, name)):
+        _offered.pop(name, None)
         # a copy with its own globals: the page's Python clears a block's namespace once the block has run
         _yours[name] = types.FunctionType(
             code, dict(backward.__globals__), name, backward.__defaults__, backward.__closure__
@@ -70,7 +106,8 @@ JUMPS = set(dis.hasjump) if hasattr(dis, "hasjump") else set(dis.hasjrel) | set(
 
 def pieces() -> dict[str, Callable]:
     """Each piece: the reader's where their checker accepted one, else the solution's."""
-    return {name: _yours.get(name, getattr(solutions, name)) for name in NAMES}
+    _take_offers()
+    return {name: piece(name) for name in NAMES}
 
 
 def _calling(backward: Callable, helpers: dict[str, Callable]) -> Callable:
@@ -88,12 +125,13 @@ def _calling(backward: Callable, helpers: dict[str, Callable]) -> Callable:
 
 def yours() -> list[str]:
     """The names of the pieces the reader wrote, in the chapter's order."""
+    _take_offers()
     return [name for name in NAMES if name in _yours]
 
 
 def whose() -> str:
     """Which pieces are the reader's, in one line."""
-    mine = ", ".join(yours()) or "none yet"
+    mine = ", ".join(yours()) or "none yet"  # yours() runs what was offered first
     theirs = ", ".join(name for name in NAMES if name not in _yours) or "none"
     return f"yours: {mine}\nthe solutions': {theirs}"
 

@@ -5,7 +5,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from microgpt.course import pieces
-from microgpt.course.checking import Case, Piece, Slip, check
+from microgpt.course.checking import Case, Piece, Slip, Verdict, check
 from microgpt.course.exercises import Step, data, first_step, grad
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
@@ -548,58 +548,52 @@ EMBEDDING = Piece(
 PIECES = {p.name: p for p in (CROSS_ENTROPY, LINEAR, RELU, RMSNORM, SOFTMAX, ATTENTION, EMBEDDING)}
 
 
-def check_cross_entropy_backward(backward) -> str:
+def check_cross_entropy_backward(backward) -> Verdict:
     """Check cross_entropy_backward(p, target, T) -> dz on three positions of the step."""
     return _checked(CROSS_ENTROPY, backward)
 
 
-def check_linear_backward(backward) -> str:
+def check_linear_backward(backward) -> Verdict:
     """Check linear_backward(w, x, g) -> (dw, dx) on four matrices of the step."""
     return _checked(LINEAR, backward)
 
 
-def check_relu_backward(backward) -> str:
+def check_relu_backward(backward) -> Verdict:
     """Check relu_backward(h, g) -> dh on the MLP's hidden units at three positions."""
     return _checked(RELU, backward)
 
 
-def check_rmsnorm_backward(backward) -> str:
+def check_rmsnorm_backward(backward) -> Verdict:
     """Check rmsnorm_backward(x, g) -> dx on three of the step's RMSNorms."""
     return _checked(RMSNORM, backward)
 
 
-def check_softmax_backward(backward) -> str:
+def check_softmax_backward(backward) -> Verdict:
     """Check softmax_backward(w, gamma) -> ds on three heads' weights."""
     return _checked(SOFTMAX, backward)
 
 
-def check_attention_backward(backward) -> str:
+def check_attention_backward(backward) -> Verdict:
     """Check attention_backward(xs, wq, wk, wv, wo, n_head, gs) -> (dxs, dwq, dwk, dwv, dwo) over the step."""
     return _checked(ATTENTION, backward)
 
 
-def check_embedding_backward(backward) -> str:
+def check_embedding_backward(backward) -> Verdict:
     """Check embedding_backward(rows, used, grads) -> d(table) on wte and wpe."""
     return _checked(EMBEDDING, backward)
 
 
-_last = {"yours": ""}  # the piece the last accepted check kept as the reader's own, or ""
+def _checked(piece: Piece, backward) -> Verdict:
+    """check(), and a function it accepts becomes the reader's piece for the capstone (the verdict says so).
 
-
-def last_kept_as_yours() -> str:
-    """The name of the piece the last check accepted and kept as the reader's own; "" when it kept none
-    (a wrong answer, or the page's solution run as the page shows it). pieces.js remembers only that one."""
-    return _last["yours"]
-
-
-def _checked(piece: Piece, backward) -> str:
+    The page's solution, run as the page shows it, is accepted but not kept: it never replaces a piece
+    the reader wrote.
+    """
     verdict = check(piece, backward)
-    _last["yours"] = ""
-    if verdict.startswith("✓"):
+    if verdict.ok:
         from microgpt.course import capstone  # the capstone uses what passed
 
-        before = capstone.pieces()[piece.name]
+        before = capstone.piece(piece.name)
         capstone.keep(piece.name, backward)
-        if capstone.pieces()[piece.name] is not before:
-            _last["yours"] = piece.name
+        verdict.kept = capstone.piece(piece.name) is not before
     return verdict

@@ -5,10 +5,15 @@ slip gives). A reader's answer that is off in some part is compared with each va
 the one it matches names the slip. One tolerance decides both: TOL, stated in the success line.
 """
 
+import contextlib
 import copy
+import linecache
 import math
-from collections.abc import Callable, Sequence
+import sysconfig
+import traceback
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 TOL = 1e-9  # an entry agrees when it is within this of the other, absolutely
@@ -46,6 +51,96 @@ class Piece:
     slips: dict[str, Slip]
     first: tuple[str, ...] = ()
     entry_note: Callable[[tuple, int], str] = field(default=lambda args, i: "")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of the reader's own code in a traceback: where it was when an error went through it."""
+
+    file: str  # the name the code was compiled under: a page's block, or the reader's script
+    line: int
+    function: str
+    source: str  # the line's text, or "" where Python cannot find it
+
+
+@dataclass
+class Verdict:
+    """What a checker says about a reader's function: printed, it is the text the page shows.
+
+    The page's Python (microgpt.course.runtime) hands the fields to the page as they are, so the page
+    shows the checker's verdict without reading printed text: ok, the text, whether the capstone kept the
+    function as the reader's piece, and, when the reader's function raised, the frames of their code.
+    """
+
+    piece: str
+    ok: bool
+    text: str
+    frames: tuple[Frame, ...] = ()  # innermost last, as Python prints them
+    kept: bool = False  # accepted and kept as the reader's own piece (microgpt.course.capstone)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "piece": self.piece,
+            "ok": self.ok,
+            "text": self.text,
+            "kept": self.kept,
+            "frames": [vars(frame) for frame in self.frames],
+        }
+
+
+_made: list[Verdict] = []  # every verdict since the last take_verdicts()
+
+
+def take_verdicts() -> list[Verdict]:
+    """The verdicts made since the last call, in order; the list starts again empty."""
+    made = _made[:]
+    _made.clear()
+    return made
+
+
+@contextlib.contextmanager
+def set_apart() -> Iterator[None]:
+    """Verdicts made inside the block are not handed out by take_verdicts() (a piece run again, unseen)."""
+    made = len(_made)
+    try:
+        yield
+    finally:
+        del _made[made:]
+
+
+# Where this package and Python's own modules live: a frame in those files is not the reader's code
+_NOT_THEIRS = tuple(
+    {str(Path(__file__).resolve().parent.parent)}
+    | {str(Path(sysconfig.get_paths()[key]).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _theirs(file: str) -> bool:
+    """Is this file the reader's? A page's block ("<example>") or their own script, not a library."""
+    return not Path(file).is_absolute() or not str(Path(file).resolve()).startswith(_NOT_THEIRS)
+
+
+def readers_frames(error: BaseException) -> tuple[Frame, ...]:
+    """The frames of an exception's traceback that ran the reader's own code, outermost first."""
+    frames = [
+        Frame(s.filename, s.lineno or 0, s.name, (s.line or linecache.getline(s.filename, s.lineno or 0)).strip())
+        for s in traceback.extract_tb(error.__traceback__)
+        if _theirs(s.filename)
+    ]
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:  # where the parser stopped
+        frames.append(Frame(error.filename, error.lineno, "<module>", (error.text or "").strip()))
+    return tuple(frames)
+
+
+def _raised(name: str, error: BaseException) -> tuple[str, tuple[Frame, ...]]:
+    """The lines that say the reader's function raised, and where in their code."""
+    frames = readers_frames(error)
+    lines = [f"{name} raised {type(error).__name__}: {error}"]
+    lines += [f"at line {f.line}, in {f.function}" + (f": {f.source}" if f.source else "") for f in frames]
+    return "\n ".join(lines), frames
 
 
 def as_parts(answer: Any, parts: Sequence[str]) -> tuple:
@@ -93,17 +188,36 @@ def largest_gap(a: Any, b: Any) -> float:
     return max((abs(u - v) for u, v in zip(fa, fb)), default=0.0)
 
 
-def check(piece: Piece, backward: Callable[..., Any]) -> str:
-    """Run backward on every case of piece; one line of verdict (✓), or what is wrong and where (✗)."""
+def check(piece: Piece, backward: Callable[..., Any]) -> Verdict:
+    """Run backward on every case of piece: a verdict of one line (✓), or what is wrong and where (✗)."""
+    verdict = _judge(piece, backward)
+    _made.append(verdict)
+    return verdict
+
+
+def _judge(piece: Piece, backward: Callable[..., Any]) -> Verdict:
     name = getattr(backward, "__name__", "your function")
+    text = _first_miss(piece, backward, name)
+    if isinstance(text, tuple):  # the reader's function raised
+        return Verdict(piece.name, False, text[0], text[1])
+    if text is None:
+        cases = len(piece.cases())
+        text = f"✓ {name} agrees with the engine on all {cases} cases, within {TOL_SHOWN} in every entry"
+        return Verdict(piece.name, True, text)
+    return Verdict(piece.name, False, text)
+
+
+def _first_miss(piece: Piece, backward: Callable[..., Any], name: str) -> str | tuple[str, tuple[Frame, ...]] | None:
+    """What is wrong on the first case where backward misses (with the reader's frames, if it raised), or None."""
     cases = piece.cases()
     for k, case in enumerate(cases, 1):
         where = f"✗ case {k} of {len(cases)} ({case.label}):\n "
         args = copy.deepcopy(case.args)
         try:
             answer = backward(*args)
-        except Exception as error:  # the reader's code: report any error in one line
-            return f"{where}{name} raised {type(error).__name__}: {error}"
+        except Exception as error:  # the reader's code: say what it raised, and where in their code
+            lines, frames = _raised(name, error)
+            return f"{where}{lines}", frames
         if args != case.args:
             return f"{where}{name} changed its arguments; compute new lists instead"
         try:
@@ -136,4 +250,4 @@ def check(piece: Piece, backward: Callable[..., Any]) -> str:
                 f"{where}{part}: entry {i}{note} is {fa[i]:.10g}, the engine's is {fb[i]:.10g}:\n"
                 f" off by {gap:.1e}, more than {TOL_SHOWN}"
             )
-    return f"✓ {name} agrees with the engine on all {len(cases)} cases, within {TOL_SHOWN} in every entry"
+    return None
