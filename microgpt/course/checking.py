@@ -155,15 +155,13 @@ def _raised(name: str, error: BaseException) -> tuple[str, tuple[Frame, ...]]:
     return "\n ".join(lines), frames
 
 
-def _not_written(name: str, error: BaseException) -> tuple[str, tuple[Frame, ...]] | None:
+def _not_written(error: BaseException) -> tuple[str, tuple[Frame, ...]] | None:
     """A blank body's NotImplementedError, raised by the reader's own code: one line that says so."""
     frames = readers_frames(error)
     if not isinstance(error, NotImplementedError) or not frames:
         return None
     last = frames[-1]
-    text = (
-        f"✗ {last.function} is not written yet: write its body where it raises NotImplementedError (line {last.line})"
-    )
+    text = f"✗ {last.function} is not written yet: line {last.line} raises NotImplementedError"
     return text, frames
 
 
@@ -248,7 +246,7 @@ def _first_miss(piece: Piece, backward: Callable[..., Any], name: str) -> str | 
         except Exception as error:  # the reader's code: say what it raised, and where in their code
             if first:
                 return first
-            blank = _not_written(name, error)
+            blank = _not_written(error)
             if blank:
                 return blank
             lines, frames = _raised(name, error)
