@@ -31,6 +31,7 @@ class Case:
     args: tuple
     engine: tuple  # one entry per part of the answer
     zero_why: str | dict[str, str] = ""  # why some of the engine's entries are exactly 0 (by part, or for all)
+    kept: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # slips' answers, made once
 
 
 @dataclass
@@ -282,7 +283,7 @@ def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
     pair = swapped(piece.parts, mine, case.engine)
     if pair:
         return pair, True
-    wrongs = [_slip_answer(piece, slip, case) for slip in piece.slips.values()]
+    wrongs = [_slip_answer(piece, name, case) for name in piece.slips]
     for index in missing:
         about = f"{piece.parts[index]}: " if len(piece.parts) > 1 else ""
         for slip, wrong in zip(piece.slips.values(), wrongs):  # a known slip, even one that changes the shape
@@ -298,7 +299,9 @@ def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
         if shape_problem(a, b, part):
             continue
         why = case.zero_why if isinstance(case.zero_why, str) else case.zero_why.get(part, "")
-        terms = piece.terms(*case.args).get(part, [])
+        if "terms" not in case.kept:
+            case.kept["terms"] = piece.terms(*case.args)
+        terms = case.kept["terms"].get(part, [])
         page = piece.sizes(*piece.cases()[0].args)
         sizes, facts = piece.sizes(*case.args), piece.facts(*case.args)
         said.append(diagnose(Part(part, a, b, piece.layout, sizes, page, facts, why, terms)))
@@ -307,9 +310,12 @@ def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
     return said[0]
 
 
-def _slip_answer(piece: Piece, slip: Slip, case: Case) -> tuple | None:
-    """A known slip's answer to a case, as parts; None where the slip cannot run on it (a size it cannot fit)."""
-    try:
-        return as_parts(slip.wrong(*copy.deepcopy(case.args)), piece.parts)
-    except Exception:  # noqa: BLE001 (a slip that cannot happen on this case names nothing)
-        return None
+def _slip_answer(piece: Piece, name: str, case: Case) -> tuple | None:
+    """A known slip's answer to a case, as parts (made once per case); None where the slip cannot run on it."""
+    key = f"slip {name}"
+    if key not in case.kept:
+        try:
+            case.kept[key] = as_parts(piece.slips[name].wrong(*copy.deepcopy(case.args)), piece.parts)
+        except Exception:  # noqa: BLE001 (a slip that cannot happen on this case names nothing)
+            case.kept[key] = None
+    return case.kept[key]
