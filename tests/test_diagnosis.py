@@ -117,7 +117,7 @@ def test_right_at_some_groups_and_wrong_at_others_is_told_by_head_before_rows():
     engine = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]
     mine = [[1.0, 2.0], [3.0, 4.0], [15.0, 6.5], [7.0, 1.0]]
     text, located = said(mine, engine, layout)
-    assert text.startswith("dw: wrong only at head 1, right at head 0") and located
+    assert text.startswith("dw: wrong only at head 1; right at head 0") and located
 
 
 def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_located():
@@ -127,3 +127,19 @@ def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_l
         " (off by 4.0e+00, more than 1e-9)"
     )
     assert not located
+
+
+def test_an_order_run_backwards_is_told():
+    text, _ = said([3.0, 2.0, 1.0, 0.5], [0.5, 1.0, 2.0, 3.0])
+    assert text.startswith("d: the engine's entries in the opposite order: your entry 0 is its entry 3")
+
+
+def test_yours_minus_the_engines_being_one_of_the_arguments_is_told():
+    x = [0.5, -1.0, 2.0]
+    text, _ = said([1.5, 1.0, 5.0], [1.0, 2.0, 3.0], given={"x": x, "w": [[1.0]]})
+    assert text.startswith("d: yours is the engine's plus x, your function's argument")
+
+
+def test_where_only_some_groups_are_wrong_one_amount_off_there_is_told():
+    text, _ = said([1.0, 1.75, 2.75, 3.75], [1.0, 2.0, 3.0, 4.0], sizes={"T": 4})
+    assert text.startswith("d: wrong at entries 1 to 3, where yours is the engine's minus 0.25 (1/T); right at entry 0")

@@ -220,7 +220,7 @@ def test_a_cross_entropy_miss_at_the_true_token_says_so():
         dz[target] += 1e-6
         return dz
 
-    assert "dz: wrong only at logit 12 (the true token), right at the other logits" in str(
+    assert "dz: wrong only at logit 12 (the true token); right at the other logits" in str(
         check(checkers.CROSS_ENTROPY, cross_entropy_backward)
     )
 

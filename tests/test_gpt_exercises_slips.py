@@ -273,6 +273,67 @@ def emb_mean_of_reads(rows, used, grads):
     return d
 
 
+def ce_minus_one_everywhere(p, target, T):
+    return [(pj - 1) / T for pj in p]
+
+
+def ce_reversed(p, target, T):
+    return pieces.cross_entropy_backward(p, target, T)[::-1]
+
+
+def lin_rows_reversed(x, w, g):
+    dw, dx = pieces.linear_backward(x, w, g)
+    return dw[::-1], dx
+
+
+def lin_dx_plus_x(x, w, g):
+    dw, dx = pieces.linear_backward(x, w, g)
+    return dw, [a + b for a, b in zip(dx, x)]
+
+
+def lin_dw_over_len_x(x, w, g):
+    dw, dx = pieces.linear_backward(x, w, g)
+    return [[v / len(x) for v in row] for row in dw], dx
+
+
+def relu_last_unit_missing(h, g):
+    return [gi if hi > 0 else 0.0 for hi, gi in zip(h[:-1], g[:-1])] + [0.0]
+
+
+def rms_direct_term_twice(x, g):
+    n, r, gx = _rms_parts(x, g)
+    return [2 * r * gi - r**3 * gx / n * xi for gi, xi in zip(g, x)]
+
+
+def sm_reversed(w, gamma):
+    return pieces.softmax_backward(w, gamma)[::-1]
+
+
+def head_skips_its_own_position(qs, ks, vs, gs):
+    d_h = len(qs[0])
+    dq, dk, dv = ([[0.0] * d_h for _ in qs] for _ in range(3))
+    for i in range(len(qs)):
+        w = _forward_weights(qs, ks, i)
+        ds = pieces.softmax_backward(w, [sum(a * b for a, b in zip(gs[i], vs[t])) for t in range(i + 1)])
+        for t in range(i):  # the slip: range(i), where range(i + 1) belongs
+            dq[i] = [a + ds[t] * b / math.sqrt(d_h) for a, b in zip(dq[i], ks[t])]
+            dk[t] = [a + ds[t] * b / math.sqrt(d_h) for a, b in zip(dk[t], qs[i])]
+            dv[t] = [a + w[t] * b for a, b in zip(dv[t], gs[i])]
+    return dq, dk, dv
+
+
+def att_dwo_over_T(xs, wq, wk, wv, wo, n_head, gs):
+    *rest, dwo = pieces.attention_backward(xs, wq, wk, wv, wo, n_head, gs)
+    return *rest, [[v / len(xs) for v in row] for row in dwo]
+
+
+def emb_rows_by_position(rows, used, grads):
+    d = [[0.0] * len(grads[0]) for _ in range(rows)]
+    for k, g in enumerate(grads):  # the slip: row k, where row used[k] belongs
+        d[k] = [a + b for a, b in zip(d[k], g)]
+    return d
+
+
 NAMED, LOCATED = "how (and where)", "where"
 INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or only where)
     ("cross_entropy_backward", ce_floor_division, "a // (floor division) where / belongs?", NAMED),
@@ -296,7 +357,7 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "linear_backward",
         lin_rows_from_one,
-        "dw: wrong only at row 0, right at the other rows: yours is 0 there",
+        "dw: wrong only at row 0, where yours is 0; right at the other rows",
         LOCATED,
     ),
     ("linear_backward", lin_dx_twice, "dx: every entry is twice the engine's", NAMED),
@@ -325,13 +386,13 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "softmax_backward",
         sm_loop_from_one,
-        "ds: wrong only at score 0, right at the other scores: yours is 0 there",
+        "ds: wrong only at score 0, where yours is 0; right at the other scores",
         LOCATED,
     ),
     ("attention_head_backward", head_scale_twice, "every entry is half the engine's (1/2 is 1/√d_h here)", NAMED),
     ("attention_head_backward", head_returns_dv_dk, "dks and dvs are swapped", NAMED),
-    ("attention_head_backward", head_dv_with_its_own_g, "dvs: wrong at positions 0 to 5, right at position 6", LOCATED),
-    ("attention_head_backward", head_dk_with_its_own_q, "dks: wrong at positions 0 to 2, right at position 3", LOCATED),
+    ("attention_head_backward", head_dv_with_its_own_g, "dvs: wrong at positions 0 to 5; right at position 6", LOCATED),
+    ("attention_head_backward", head_dk_with_its_own_q, "dks: wrong at positions 0 to 2; right at position 3", LOCATED),
     (
         "attention_head_backward",
         head_scale_written_as_half,
@@ -345,7 +406,7 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
         "dvs: every entry is half the engine's (1/2 is 1/√d_h here)",
         NAMED,
     ),
-    ("attention_backward", att_slices_by_n_head, "dwq: wrong at rows 2 to 11, right at rows 0 and 1", LOCATED),
+    ("attention_backward", att_slices_by_n_head, "dwq: wrong at rows 2 to 11; right at rows 0 and 1", LOCATED),
     ("attention_backward", att_q_path_sign, "the path through q, wq^T dq has its sign flipped", NAMED),
     ("attention_backward", att_k_path_twice, "the path through k, wk^T dk is twice the engine's", NAMED),
     ("attention_backward", att_dxs_shared_rows, "dxs: all its rows are one and the same list object", NAMED),
@@ -355,7 +416,44 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "embedding_backward",
         emb_mean_of_reads,
-        "wrong only at row 13 (read at positions 4, 6), right at the other rows: there, yours is half the engine's",
+        "wrong only at row 13 (read at positions 4, 6), where yours is half the engine's; right at the other rows",
+        NAMED,
+    ),
+]
+
+
+INVENTED += [
+    (
+        "cross_entropy_backward",
+        ce_minus_one_everywhere,
+        "dz: wrong at logits 0 to 11 and 13 to 26, where yours is the engine's minus 0.1429 (1/T);"
+        " right at logit 12 (the true token)",
+        NAMED,
+    ),
+    ("cross_entropy_backward", ce_reversed, "dz: the engine's logits in the opposite order", NAMED),
+    ("linear_backward", lin_rows_reversed, "dw: the engine's rows in the opposite order", NAMED),
+    ("linear_backward", lin_dx_plus_x, "dx: yours is the engine's plus x, your function's argument", NAMED),
+    ("linear_backward", lin_dw_over_len_x, "dw: every entry is 1/16 times the engine's (1/16 is 1/len(x)", NAMED),
+    (
+        "relu_backward",
+        relu_last_unit_missing,
+        "dh: wrong only at unit 63, where yours is 0; right at the other units",
+        LOCATED,
+    ),
+    ("rmsnorm_backward", rms_direct_term_twice, "is right, but the direct term r g is twice the engine's", NAMED),
+    ("softmax_backward", sm_reversed, "ds: the engine's scores in the opposite order", NAMED),
+    (
+        "attention_head_backward",
+        head_skips_its_own_position,
+        "In yours, the share from later positions' queries is right,"
+        " but the share from the query at its own position is missing",
+        NAMED,
+    ),
+    ("attention_backward", att_dwo_over_T, "dwo: every entry is 1/7 times the engine's (1/7 is 1/T here)", NAMED),
+    (
+        "embedding_backward",
+        emb_rows_by_position,
+        "d(table): nonzero at rows 0 to 5, where the engine's is exactly 0",
         NAMED,
     ),
 ]

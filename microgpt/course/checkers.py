@@ -8,6 +8,7 @@ position and later ones. The first case of each is the chapter's own step: the o
 """
 
 import functools
+import inspect
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -574,7 +575,7 @@ def _head_cases() -> list[Case]:
 
 def _head_terms(qs, ks, vs, gs):
     p = head_terms(qs, ks, vs, gs)
-    own, later = ("the share from the query at its own position", "the shares from later positions' queries")
+    own, later = ("the share from the query at its own position", "the share from later positions' queries")
     direct, average = ("the softmax's direct term", "its average's term")
     return {
         "dqs": [{direct: p["dq direct"], average: p["dq average"]}],
@@ -742,7 +743,7 @@ def _attention_terms(xs, wq, wk, wv, wo, n_head, gs):
         return total
 
     dk = ("dk own direct", "dk own average", "dk later direct", "dk later average")
-    own, later = "the share from each {}'s own position's query", "the shares from later positions' queries"
+    own, later = "the share from each {}'s own position's query", "the share from later positions' queries"
     direct, average = "the softmax's direct term", "its average's term"
     return {
         "dxs": [
@@ -919,6 +920,8 @@ EMBEDDING = Piece(
 )
 
 PIECES = {p.name: p for p in (CROSS_ENTROPY, LINEAR, RELU, RMSNORM, SOFTMAX, ATTENTION_HEAD, ATTENTION, EMBEDDING)}
+for _piece in PIECES.values():  # the argument names, as the solution's signature has them
+    _piece.arguments = tuple(inspect.signature(getattr(pieces, _piece.name)).parameters)
 
 
 def check_cross_entropy_backward(backward) -> Verdict:

@@ -63,6 +63,7 @@ class Piece:
     terms: Callable[..., dict[str, list[dict[str, Any]]]] = field(default=lambda *args: {})
     sizes: Callable[..., dict[str, Any]] = field(default=lambda *args: {})  # a call's sizes by name ("T": 7)
     facts: Callable[..., dict[str, Any]] = field(default=lambda *args: {})  # what else names a place
+    arguments: tuple[str, ...] = ()  # the names of the function's arguments, in order
 
 
 @dataclass(frozen=True)
@@ -304,7 +305,10 @@ def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
         terms = case.kept["terms"].get(part, [])
         page = piece.sizes(*piece.cases()[0].args)
         sizes, facts = piece.sizes(*case.args), piece.facts(*case.args)
-        said.append(diagnose(Part(part, a, b, piece.layout, sizes, page, facts, why, terms)))
+        given = dict(zip(piece.arguments, case.args))
+        said.append(
+            diagnose(Part(part, a, b, piece.layout, sizes, page, facts=facts, zero_why=why, terms=terms, given=given))
+        )
         if said[-1][1]:
             return said[-1]
     return said[0]

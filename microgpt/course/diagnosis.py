@@ -213,6 +213,7 @@ class Part:
     defaults: dict[str, Any]
     facts: dict[str, Any] = field(default_factory=dict)
     zero_why: str = ""
+    given: dict[str, Any] = field(default_factory=dict)  # the function's arguments by name, for "plus x"
     terms: list[dict[str, Any]] = field(default_factory=list)  # ways to split the engine's into terms
 
     def __post_init__(self) -> None:
@@ -455,25 +456,73 @@ def right_and_wrong(p: Part) -> str | None:
         good = [key for key in groups if key not in bad and any(p.e[k][1] != 0 for k in groups[key])]
         if not bad or not good:  # (a group where both are 0 shows nothing: right there is no evidence)
             continue
-        ks = [k for key in bad for k in groups[key]]
-        c = _ratio(p, [k for k in ks if k in wrong]) if len(wrong) > 1 else None  # one entry has any ratio
-        if all(p.m[k][1] == 0 for k in wrong):
-            c = 0.0
-        how = ""
-        if c is not None and abs(c - 1) > 1e-7:
-            words, aside = p.times(c) if abs(c) > 1e-12 else ("", "")
-            how = ": yours is 0 there" if not words else f": there, yours is {words}{_aside(aside)}"
+        there = [k for key in bad for k in groups[key] if k in wrong]
+        how = _how_there(p, there)
         if len(bad) == 1:
             what = f"only at {_group_name(p, g, bad[0], groups[bad[0]])}"
         else:
             what = f"at {some(g.name, bad, len(groups))}"
-        right = some(g.name, good, len(groups))
-        return f"{p.name}: wrong {what}, right at {'the other ' + plural(g.name) if len(good) > 4 else right}{how}"
+        if len(good) == 1:
+            right = _group_name(p, g, good[0], groups[good[0]])
+        else:
+            right = f"the other {plural(g.name)}" if len(good) > 4 else some(g.name, good, len(groups))
+        return f"{p.name}: wrong {what}{how}; right at {right}"
     return None
 
 
-DIAGNOSES: tuple[Callable[[Part], str | None], ...] = (shifted, nonzero_where_zero, floor_division, constant_factor)
-DIAGNOSES += (constant_offset, terms, moved, right_and_wrong)
+def _how_there(p: Part, there: list[int]) -> str:
+    """How the wrong entries differ, if one rule says it: 0, one factor, or one amount off."""
+    if all(p.m[k][1] == 0 for k in there):
+        return ", where yours is 0"
+    c = _ratio(p, there) if len(there) > 1 else None  # one entry has any ratio
+    if c is not None and abs(c - 1) > 1e-7:
+        words, aside = p.times(c)
+        return f", where yours is {words}{_aside(aside)}"
+    d = [p.m[k][1] - p.e[k][1] for k in there]
+    if len(d) > 1 and max(d) - min(d) <= TOL / 10:
+        amount = value_name(abs(d[0]), p.sizes, p.defaults)
+        return f", where yours is the engine's {'plus' if d[0] > 0 else 'minus'} {amount}"
+    return ""
+
+
+def reversed_order(p: Part) -> str | None:
+    """The engine's entries in the opposite order along an axis: a loop or a list run backwards."""
+    lengths = shape(p.engine) or ()
+    for axis, name in enumerate(p.layout.axes[p.name]):
+        n = lengths[axis] if axis < len(lengths) else 0
+        if n < 3:
+            continue
+        where = {index: v for index, v in p.e}
+        flipped = [(v, where[(*i[:axis], n - 1 - i[axis], *i[axis + 1 :])]) for i, v in p.m]
+        if all(abs(a - b) <= TOL for a, b in flipped):
+            first = f"your {name} 0 is its {name} {n - 1}, and so on"
+            return f"{p.name}: the engine's {plural(name)} in the opposite order: {first}"
+    return None
+
+
+def plus_an_argument(p: Part) -> str | None:
+    """Yours minus the engine's is one of the function's own arguments (or a multiple of it): something added."""
+    d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
+    for name, value in p.given.items():
+        if shape(value) != shape(p.engine):
+            continue
+        v = [x for _, x in entries(value)]
+        big = [k for k, x in enumerate(v) if abs(x) > 1e3 * TOL]
+        if not big:
+            continue
+        c = d[big[0]] / v[big[0]]
+        if abs(c) > 1e-9 and all(abs(dk - c * x) <= TOL + 1e-7 * abs(dk) for dk, x in zip(d, v)):
+            if abs(c - 1) <= 1e-7:
+                return f"{p.name}: yours is the engine's plus {name}, your function's argument"
+            if abs(c + 1) <= 1e-7:
+                return f"{p.name}: yours is the engine's minus {name}, your function's argument"
+            words, aside = p.times(c)
+            return f"{p.name}: yours is the engine's plus {name} (your argument) times {fraction(c)}{_aside(aside)}"
+    return None
+
+
+DIAGNOSES: tuple[Callable[[Part], str | None], ...] = (shifted, reversed_order, nonzero_where_zero, floor_division)
+DIAGNOSES += (constant_factor, constant_offset, terms, plus_an_argument, moved, right_and_wrong)
 
 
 def diagnose(p: Part) -> tuple[str, bool]:
