@@ -43,7 +43,13 @@ def test_a_chain_runs_in_one_namespace_and_its_printing_comes_back():
 def test_an_error_says_which_block_and_which_line_of_it_it_stopped_at():
     result = run("x = 1\n", "y = 2\n\nz = x / 0\n")
     assert not result["ok"]
-    assert result["error"] == {"type": "ZeroDivisionError", "message": "division by zero", "part": 1, "line": 3}
+    assert result["error"] == {
+        "type": "ZeroDivisionError",
+        "message": "division by zero",
+        "part": 1,
+        "line": 3,
+        "column": None,
+    }
     assert 'File "<example, part 2 of 2>", line 3' in result["stderr"] and "z = x / 0" in result["stderr"]
 
 
@@ -52,9 +58,40 @@ def test_an_error_inside_a_function_points_at_the_line_of_the_block_that_raised_
     assert result["error"]["part"] == 0 and result["error"]["line"] == 2
 
 
-def test_a_syntax_error_points_at_its_line():
+def test_a_syntax_error_points_at_its_line_and_column_with_the_parsers_message_alone():
     result = run("x = 1\nif x\n    pass\n")
-    assert result["error"]["type"] == "SyntaxError" and result["error"]["line"] == 2
+    assert result["error"] == {"type": "SyntaxError", "message": "expected ':'", "part": 0, "line": 2, "column": 5}
+
+
+def test_a_syntax_error_in_a_later_block_of_a_chain_names_that_block():
+    result = run("x = 1\n", "y = 2\n\ndef f(:\n    pass\n")
+    assert (result["error"]["type"], result["error"]["part"], result["error"]["line"]) == ("SyntaxError", 1, 3)
+    assert not result["ok"] and 'File "<example, part 2 of 2>", line 3' in result["stderr"]
+
+
+def test_an_indentation_error_points_at_its_line():
+    result = run("def f():\n    x = 1\n      y = 2\n")
+    assert (result["error"]["type"], result["error"]["line"]) == ("IndentationError", 3)
+
+
+def test_a_blank_body_called_outside_a_checker_says_which_function_is_not_written_yet():
+    result = run('def f(x):\n    """Twice x."""\n    raise NotImplementedError\n\n\nf(1)\n')
+    assert result["error"] == {
+        "type": "NotImplementedError",
+        "message": "f is not written yet: its body still raises NotImplementedError",
+        "part": 0,
+        "line": 3,
+        "column": None,
+    }
+
+
+def test_a_blank_body_checked_is_one_line_that_says_not_written_yet_with_its_frame():
+    source = CHECKED.replace("return [gi if hi > 0 else 0.0 for hi, gi in zip(h, g)]", "raise NotImplementedError")
+    result = run(source)
+    (verdict,) = result["verdicts"]
+    assert result["ok"] and not verdict["ok"] and not verdict["kept"]
+    assert verdict["text"] == ("✗ relu_backward is not written yet: line 5 raises NotImplementedError")
+    assert [(f["part"], f["line"], f["source"]) for f in verdict["frames"]] == [(0, 5, "raise NotImplementedError")]
 
 
 def test_an_error_in_the_package_points_at_the_readers_line_that_called_it():

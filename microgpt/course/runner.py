@@ -8,9 +8,12 @@ happened from the traceback's frames.
 A run's result:
     stdout, stderr   what the blocks printed
     ok               the chain ran to its end
-    error            null, or {type, message, part, line}: the exception that stopped the chain, and where in
-                     the reader's blocks it last went through (part: the block's index in the chain; line:
-                     1-based in that block), or part and line null when no frame is in the blocks
+    error            null, or {type, message, part, line, column}: the exception that stopped the chain, and
+                     where in the reader's blocks it last went through (part: the block's index in the chain;
+                     line: 1-based in that block), or part and line null when no frame is in the blocks; column:
+                     1-based, where a SyntaxError's parser stopped, else null. A SyntaxError's message is the
+                     parser's alone ("expected ':'"), without the block's file name; a NotImplementedError
+                     without one says which function is not written yet
     verdicts         [{piece, ok, text, kept, frames: [{file, line, function, source, part}]}]: each checker's
                      verdict, in order; a frame's part is the block it is in, or null
     yours            the names of the reader's pieces the capstone used, when the run asked it for its
@@ -87,11 +90,18 @@ def _where(error: BaseException, parts: dict[str, int]) -> dict[str, Any]:
     """The error as the page shows it: its type, its message, and the last place in the blocks it went through."""
     mine = [frame for frame in checking.readers_frames(error) if frame.file in parts]
     last = mine[-1] if mine else None
+    message = str(error)
+    column = None
+    if isinstance(error, SyntaxError):
+        message, column = error.msg, error.offset
+    elif isinstance(error, NotImplementedError) and not message and last:
+        message = f"{last.function} is not written yet: its body still raises NotImplementedError"
     return {
         "type": type(error).__name__,
-        "message": str(error),
+        "message": message,
         "part": parts[last.file] if last else None,
         "line": last.line if last else None,
+        "column": column,
     }
 
 
