@@ -1,13 +1,17 @@
 """microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers."""
 
 from microgpt.course.diagnosis import (
+    Family,
     Grouping,
     Layout,
     Part,
+    agrees,
     diagnose,
     factors,
     fraction,
+    largest,
     place,
+    scales,
     shared_rows,
     some,
     spans,
@@ -26,7 +30,7 @@ def said(mine, engine, layout=VECTOR, sizes=None, defaults=None, **kw):
 
 
 def test_runs_of_indices_are_said_as_ranges_and_long_lists_as_a_count():
-    assert spans([0, 1, 2, 5, 7, 8]) == "0 to 2, 5 and 7 and 8"
+    assert spans([0, 1, 2, 5, 7, 8]) == "0 to 2, 5, 7 and 8"
     assert some("position", [3], 7) == "position 3"
     assert some("entry", [4, 5, 6], 16) == "entries 4 to 6"
     assert some("unit", [0, 2, 4, 6, 8, 10], 64) == "6 of the 64 units"
@@ -64,12 +68,16 @@ def test_rows_that_are_one_list_object_are_told_before_any_number():
 
 def test_two_results_returned_in_each_others_place_are_told_by_shape_or_by_numbers():
     dw, dx = [[1.0, 2.0, 3.0]], [4.0, 5.0, 6.0]
-    assert swapped(("dw", "dx"), (dx, dw), (dw, dx)).startswith("dw and dx are swapped: your dw has the numbers")
+    scale = [6.0, 6.0]
+    said = swapped(("dw", "dx"), (dx, dw), (dw, dx), scale)
+    assert said.startswith("dw and dx are swapped: your dw has the numbers") and said.endswith("in this order: dw, dx.")
     mine = ([9.0, 9.0, 9.0], [[9.0, 9.0, 9.0]])
-    assert swapped(("dw", "dx"), mine, (dw, dx)).startswith("dw and dx are swapped: your dw has the shape")
+    assert swapped(("dw", "dx"), mine, (dw, dx), scale).startswith("dw and dx are swapped: your dw has the shape")
     a, b = [1.0, 2.0], [3.0, 4.0]
-    assert swapped(("dk", "dv"), (b, a), (a, b)).startswith("dk and dv are swapped: your dk has the numbers")
-    assert swapped(("dk", "dv"), ([9.0, 9.0], b), (a, b)) is None
+    assert swapped(("dk", "dv"), (b, a), (a, b), [4.0, 4.0]).startswith(
+        "dk and dv are swapped: your dk has the numbers"
+    )
+    assert swapped(("dk", "dv"), ([9.0, 9.0], b), (a, b), [4.0, 4.0]) is None
 
 
 def test_floor_division_shows_as_whole_numbers_each_the_engines_rounded_down():
@@ -83,7 +91,7 @@ def test_a_constant_factor_and_a_constant_offset_are_told():
 
 
 def test_a_term_missing_flipped_or_scaled_is_told_by_fitting_the_terms():
-    a, b = [1.0, 0.0, 2.0, 1.0], [0.5, 1.0, -1.0, 3.0]
+    a, b = [1.5, 0.25, 2.0, 1.0], [0.5, 1.0, -1.0, 3.0]
     engine = [x + y for x, y in zip(a, b)]
     split = [{"A": a, "B": b}]
     text, _ = said([x - y for x, y in zip(a, b)], engine, terms=split)
@@ -95,7 +103,7 @@ def test_a_term_missing_flipped_or_scaled_is_told_by_fitting_the_terms():
 
 
 def test_a_shift_by_one_index_is_told():
-    text, _ = said([0.0, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0])
+    text, _ = said([0.0, 1.0, 4.0, 9.0], [1.0, 4.0, 9.0, 16.0])
     assert "shifted by one entry: your entry k holds the engine's entry k-1" in text
 
 
@@ -121,12 +129,74 @@ def test_right_at_some_groups_and_wrong_at_others_is_told_by_head_before_rows():
 
 
 def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_located():
-    text, located = said([[1.0, 5.0], [2.0, 7.0]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
+    text, located = said([[1.0, 5.5], [2.0, 7.25]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
     assert text == (
-        "m: the largest difference is at position 1, entry 1: yours is 7, the engine's 3\n"
-        " (off by 4.0e+00, more than 1e-9)"
+        "m: the largest difference is at position 1, entry 1: yours is 7.25, the engine's 3\n"
+        " (off by 4.2e+00, more than 1e-13 of the largest entry, 3.0e-13)."
     )
     assert not located
+
+
+def test_agreement_is_relative_to_the_parts_largest_entry():
+    assert agrees([1e-4, 2e-4], [1e-4 + 1e-18, 2e-4], largest([1e-4, 2e-4]))
+    assert not agrees([1e-4, 2e-4], [1e-4 + 1e-16, 2e-4], largest([1e-4, 2e-4]))
+    assert agrees([0.0], [0.0], 0.0) and not agrees([1e-300], [0.0], 0.0), "a part all 0 everywhere: exactly 0"
+    assert scales(([0.0, 0.0], [3.0, -4.0])) == [4.0, 4.0], "a part all 0 takes the answer's scale"
+
+
+def test_a_numerical_estimate_is_close_but_not_exact():
+    engine = [0.125, -0.25, 0.5, 0.0625]
+    text, _ = said([v * (1 + 3e-10) for v in engine], engine)
+    assert text.startswith("d: close, but not exact: every entry is within 3.0e-10 of the largest entry")
+    assert "A numerical estimate (finite differences)?" in text
+    text, _ = said([engine[0] + 1e-9, *engine[1:]], engine)  # one entry off a little: where, not an estimate
+    assert text.startswith("d: wrong only at entry 0")
+
+
+def test_whole_numbers_far_from_the_engines_are_a_mask_or_a_count_without_g():
+    text, _ = said([1.0, 0.0, 1.0, 1.0], [0.01, 0.0, -0.02, 0.03])
+    assert text.startswith("d: yours holds only 0s and 1s: a mask (or a local gradient) alone.\n Multiply by")
+    text, _ = said([2.0, 0.0, 1.0, 1.0], [0.01, 0.0, -0.02, 0.03])
+    assert text.startswith("d: yours holds only whole numbers (0, 1 and 2): counts, not gradients.")
+
+
+def test_floor_division_needs_a_nonzero_whole_number():
+    text, _ = said([0.0, 0.0, 0.0], [0.14, 0.01, 0.13])
+    assert "floor division" not in text and text.startswith("d: every entry of yours is 0.")
+
+
+def test_a_factor_that_is_an_argument_entry_by_entry_is_told():
+    w = [0.5, 0.25, 0.125, 0.125]
+    engine = [0.1, -0.2, 0.3, -0.2]
+    text, _ = said([e * x for e, x in zip(engine, w)], engine, given={"w": w})
+    assert text.startswith(
+        "d: every entry is the engine's times w, your argument, entry by entry:\n a factor w too many?"
+    )
+
+
+def test_wrong_exactly_where_an_argument_is_negative_is_told():
+    g = [0.5, -0.25, 0.125, -0.5, 0.25]
+    engine = [0.5, -0.25, 0.0, -0.5, 0.25]
+    text, _ = said([0.5, 0.0, 0.0, 0.0, 0.25], engine, given={"g": g})
+    assert text.startswith("d: wrong at exactly the entries where g < 0, and right at the others.")
+
+
+def test_yours_exactly_zero_where_the_engines_is_not_is_told():
+    mine, engine = [[1.0, 1.5], [0.0, 0.0], [0.5, 0.25]], [[1.0, 1.5], [2.0, 0.5], [0.5, 0.75]]
+    text, _ = said(mine, engine, ROWS)
+    assert text.startswith("m: yours is exactly 0 at position 1, where the engine's is not.")
+
+
+def test_one_term_of_a_sum_missing_flipped_or_counted_twice_is_told_by_its_index():
+    rows = [[1.0, 2.0, 0.5], [0.25, -1.0, 3.0], [2.0, 0.5, -0.5], [1.5, 1.5, 1.0]]
+    engine = [sum(col) for col in zip(*rows)]
+    family = [Family("d sums the rows i", "row {k}", rows)]
+    text, _ = said([e - r for e, r in zip(engine, rows[3])], engine, families=family)
+    assert text.startswith("d: d sums the rows i; in yours, the term of row 3 (the last) is missing.")
+    text, _ = said([e - 2 * r for e, r in zip(engine, rows[1])], engine, families=family)
+    assert "the term of row 1 has its sign flipped" in text
+    text, _ = said([e - a - b for e, a, b in zip(engine, rows[0], rows[1])], engine, families=family)
+    assert "its first 2 terms are missing" in text
 
 
 def test_an_order_run_backwards_is_told():

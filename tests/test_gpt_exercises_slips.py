@@ -340,7 +340,8 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "cross_entropy_backward",
         ce_target_plus_one,
-        "the -0.1429 (-1/T) that belongs at logit 12 (the true token) is at logit 13, its neighbour",
+        "dz: yours is what the rule gives with one change, in y, the one-hot of the true token:\n"
+        " j == target + 1 where j == target belongs: an index off by one?",
         NAMED,
     ),
     (
@@ -357,8 +358,8 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "linear_backward",
         lin_rows_from_one,
-        "dw: wrong only at row 0, where yours is 0; right at the other rows",
-        LOCATED,
+        "range(1, len(g)) where range(len(g)) belongs: a loop that skips the first?",
+        NAMED,
     ),
     ("linear_backward", lin_dx_twice, "dx: every entry is twice the engine's", NAMED),
     ("linear_backward", lin_x_shifted, "dw: shifted by one column: your column k holds the engine's column k-1", NAMED),
@@ -375,7 +376,7 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "rmsnorm_backward",
         rms_n_written_16,
-        "is 3/4 times the engine's.\n 3/4 is n/16: n is 12 in this case and 16 in the page's step."
+        "is 5/4 times the engine's.\n 5/4 is n/16: n is 20 in this case and 16 in the page's step."
         " Is 16 written where n belongs?",
         NAMED,
     ),
@@ -386,18 +387,36 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "softmax_backward",
         sm_loop_from_one,
-        "ds: wrong only at score 0, where yours is 0; right at the other scores",
-        LOCATED,
+        "ds: yours is what the rule gives with one change, in the loop over the scores t:\n"
+        " range(1, n) where range(n) belongs: a loop that skips the first?",
+        NAMED,
     ),
-    ("attention_head_backward", head_scale_twice, "every entry is half the engine's (1/2 is 1/√d_h here)", NAMED),
+    (
+        "attention_head_backward",
+        head_scale_twice,
+        "dqs and dks: each is half the engine's (1/2 is 1/√d_h here), and dvs is right.\n So the slip is in",
+        NAMED,
+    ),
     ("attention_head_backward", head_returns_dv_dk, "dks and dvs are swapped", NAMED),
-    ("attention_head_backward", head_dv_with_its_own_g, "dvs: wrong at positions 0 to 5; right at position 6", LOCATED),
-    ("attention_head_backward", head_dk_with_its_own_q, "dks: wrong at positions 0 to 2; right at position 3", LOCATED),
+    (
+        "attention_head_backward",
+        head_dv_with_its_own_g,
+        "dvs: yours is what the rule gives with one change, in dv_t collects w_t g_i:\n"
+        " gs[t][j] where gs[i][j] belongs.",
+        NAMED,
+    ),
+    (
+        "attention_head_backward",
+        head_dk_with_its_own_q,
+        "dks: yours is what the rule gives with one change, in dk_t collects ds_t q_i / sqrt(d_h):\n"
+        " qs[t][j] where qs[i][j] belongs.",
+        NAMED,
+    ),
     (
         "attention_head_backward",
         head_scale_written_as_half,
-        "every entry is 1.225 times the engine's.\n 1.225 is √d_h/2: √d_h is 2.449 in this case and 2 in the"
-        " page's step. Is 2 written where √d_h belongs?",
+        "dqs and dks: each is 1.225 times the engine's, and dvs is right.\n 1.225 is √d_h/2: √d_h is 2.449 in this"
+        " case and 2 in the page's step. Is 2 written where √d_h belongs?",
         NAMED,
     ),
     (
@@ -406,7 +425,12 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
         "dvs: every entry is half the engine's (1/2 is 1/√d_h here)",
         NAMED,
     ),
-    ("attention_backward", att_slices_by_n_head, "dwq: wrong at rows 2 to 11; right at rows 0 and 1", LOCATED),
+    (
+        "attention_backward",
+        att_slices_by_n_head,
+        "att_slices_by_n_head raised ZeroDivisionError: float division by zero\n at line",
+        LOCATED,
+    ),
     ("attention_backward", att_q_path_sign, "the path through q, wq^T dq has its sign flipped", NAMED),
     ("attention_backward", att_k_path_twice, "the path through k, wk^T dk is twice the engine's", NAMED),
     ("attention_backward", att_dxs_shared_rows, "dxs: all its rows are one and the same list object", NAMED),
@@ -426,8 +450,8 @@ INVENTED += [
     (
         "cross_entropy_backward",
         ce_minus_one_everywhere,
-        "dz: wrong at logits 0 to 11 and 13 to 26, where yours is the engine's minus 0.1429 (1/T);"
-        " right at logit 12 (the true token)",
+        "dz: yours is what the rule gives with one change, in y, the one-hot of the true token:\n"
+        " 1.0 where 0.0 belongs.",
         NAMED,
     ),
     ("cross_entropy_backward", ce_reversed, "dz: the engine's logits in the opposite order", NAMED),
@@ -437,8 +461,9 @@ INVENTED += [
     (
         "relu_backward",
         relu_last_unit_missing,
-        "dh: wrong only at unit 63, where yours is 0; right at the other units",
-        LOCATED,
+        "dh: yours is what the rule gives with one change, in the loop over the units i:\n"
+        " range(len(h) - 1) where range(len(h)) belongs: a loop one short?",
+        NAMED,
     ),
     ("rmsnorm_backward", rms_direct_term_twice, "is right, but the direct term r g is twice the engine's", NAMED),
     ("softmax_backward", sm_reversed, "ds: the engine's scores in the opposite order", NAMED),

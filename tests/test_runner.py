@@ -4,6 +4,7 @@ The page shows a checker's verdict, marks the line an error went through and rem
 checker kept, all from these fields: nothing in the page reads printed text.
 """
 
+import inspect
 import json
 import textwrap
 
@@ -147,7 +148,7 @@ def test_the_readers_newer_piece_wins_over_an_offered_one():
     run("pass\n", offered={"relu_backward": [older]})
     from microgpt.course import capstone as live
 
-    assert live.pieces()["relu_backward"].__code__.co_firstlineno == 4
+    assert inspect.unwrap(live.pieces()["relu_backward"]).__code__.co_firstlineno == 4
     assert "0.0) + 0.0" not in str(live._offered)
 
 

@@ -7,12 +7,15 @@ the first time the capstone is asked for its pieces.
 
 When the backward and the engine's disagree, first_difference() runs the solution beside each of the
 reader's pieces, on the inputs that piece was given, and says which piece's output differs first, where
-and how (as its checker would say it).
+and how (as its checker would say it). A piece of the reader's that raises, or returns an answer of the
+wrong shape, stops the backward with a PieceError that names the piece and its call, before any other
+code could fail on what it returned.
 """
 
 import contextlib
 import copy
 import dis
+import functools
 import inspect
 import math
 import textwrap
@@ -122,16 +125,110 @@ def pieces() -> dict[str, Callable]:
 
     A piece that calls others (attention_backward calls linear_backward, softmax_backward and
     attention_head_backward, imported from the solutions in its exercise) is handed the ones in use here,
-    so that the reader's run inside it too.
+    so that the reader's run inside it too. Each of the reader's is guarded: if it raises, or returns an
+    answer of the wrong shape, a PieceError names it and its call.
     """
     _take_offers()
     found: dict[str, Callable] = {}
+    calls = _Calls()
     for name in NAMES:  # in the chapter's order: a piece's helpers come before it
         helpers = {helper: found[helper] for helper in HELPERS.get(name, ())}
         found[name] = _calling(piece(name), helpers)
+        if name in _yours:
+            watch = _watch
+            call = (lambda n, a, w=watch: f"for {w.call(n, a)}") if watch is not None else calls.call
+            found[name] = _guarded(name, found[name], call)
         if name in _yours and _watch is not None:  # first_difference(): the solution beside it
             found[name] = _watch.watched(name, found[name], _calling(getattr(solutions, name), helpers))
     return found
+
+
+class PieceError(Exception):
+    """A piece of the reader's raised, or returned an answer of the wrong shape, inside the capstone's backward."""
+
+    def __init__(self, name: str, what: str, call: str) -> None:
+        super().__init__(f"{name}, a piece of yours, {what}, in its call {call}.")
+        self.name = name
+
+
+# The shape of each piece's answer, from its arguments: (rows, columns) or (length,) for each part
+SHAPES: dict[str, Callable[..., tuple[tuple[int, ...], ...]]] = {
+    "cross_entropy_backward": lambda p, target, T: ((len(p),),),
+    "linear_backward": lambda x, w, g: ((len(g), len(x)), (len(x),)),
+    "relu_backward": lambda h, g: ((len(h),),),
+    "rmsnorm_backward": lambda x, g: ((len(x),),),
+    "softmax_backward": lambda w, gamma: ((len(w),),),
+    "attention_head_backward": lambda qs, ks, vs, gs: ((len(qs), len(qs[0])),) * 3,
+    "attention_backward": lambda xs, wq, wk, wv, wo, n_head, gs: (
+        (len(xs), len(xs[0])),
+        *((len(w), len(w[0])) for w in (wq, wk, wv, wo)),
+    ),
+    "embedding_backward": lambda rows, used, grads: ((rows, len(grads[0])),),
+}
+
+
+def _zeros(shape: tuple[int, ...]) -> Any:
+    return [_zeros(shape[1:]) for _ in range(shape[0])] if shape else 0.0
+
+
+def _guarded(name: str, backward: Callable, call: Callable[[str, tuple], str]) -> Callable:
+    """The reader's piece, stopped with a PieceError that names it and its call if it raises or returns an answer
+    of the wrong shape (which the code using it would fail on, somewhere else)."""
+    from microgpt.course.checking import as_parts, readers_frames, shape_problem
+
+    @functools.wraps(backward)
+    def guarded(*args: Any) -> Any:
+        where = call(name, args)
+        try:
+            answer = backward(*args)
+        except PieceError:
+            raise
+        except Exception as error:
+            frames = readers_frames(error)
+            at = f" at line {frames[-1].line}" if frames else ""
+            said = f" ({error})" if str(error) else ""
+            raise PieceError(name, f"raised {type(error).__name__}{said}{at}", where) from error
+        parts = checkers_parts(name)
+        expected = tuple(_zeros(s) for s in SHAPES[name](*args))
+        try:
+            mine = as_parts(answer, parts)
+        except ValueError as error:
+            raise PieceError(
+                name,
+                f"returned {len(answer) if isinstance(answer, tuple) else 1} things where"
+                f" {str(error).removeprefix('return ')}",
+                where,
+            ) from None
+        for part, m, e in zip(parts, mine, expected):
+            problem = shape_problem(m, e, part)
+            if problem:
+                said = problem.rstrip(".").replace("the engine's", "the solution's")
+                raise PieceError(name, f"returned an answer of the wrong shape: {said}", where)
+        return answer
+
+    return guarded
+
+
+def checkers_parts(name: str) -> tuple[str, ...]:
+    """The names of a piece's parts, as its checker names them."""
+    from microgpt.course import checkers
+
+    return checkers.PIECES[name].parts
+
+
+class _Calls:
+    """Counts each piece's calls in one backward, to name a call where nothing better names it."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def call(self, name: str, args: tuple) -> str:
+        from microgpt.course import checkers
+
+        k = self.counts[name] = self.counts.get(name, 0) + 1
+        sizes = checkers.PIECES[name].sizes(*args)
+        said = ", ".join(f"{s} = {v}" for s, v in sizes.items() if isinstance(v, int))
+        return f"number {k} ({said})"
 
 
 def _calling(backward: Callable, helpers: dict[str, Callable]) -> Callable:
@@ -258,24 +355,28 @@ class _Watch:
         self.T = T
         self.calls: dict[str, int] = {}  # calls so far, by piece (and by matrix, for linear_backward)
         self.found = ""
+        self.named: list[str] = []  # each call named so far, the last one last
 
     def watched(self, name: str, backward: Callable, solution: Callable) -> Callable:
         def watching(*args: Any) -> Any:
             given = copy.deepcopy(args)  # what the piece was given, before it could change it
-            call = self.call(name, args)
             try:
-                answer = backward(*args)
-            except Exception as error:
-                self.found = self.found or f"{name} raised {type(error).__name__} in its call for {call}: {error}"
+                answer = backward(*args)  # (guarded: it names its own call if it fails)
+            except PieceError as error:
+                self.found = self.found or str(error)
                 raise
             if not self.found:
-                self.found = _differs(name, given, answer, solution(*copy.deepcopy(given)), call)
+                self.found = _differs(name, given, answer, solution(*copy.deepcopy(given)), self.named[-1])
             return answer
 
         return watching
 
     def call(self, name: str, args: tuple) -> str:
         """Which call of a piece this is, in loss_and_grads()'s words (it makes them in this order)."""
+        self.named.append(self._call(name, args))
+        return self.named[-1]
+
+    def _call(self, name: str, args: tuple) -> str:
         matrix = self.matrices.get(id(args[1]), "a matrix") if name == "linear_backward" else ""
         key = f"{name} {matrix}"
         k = self.calls[key] = self.calls.get(key, -1) + 1
@@ -337,8 +438,9 @@ def _watching(sd: dict[str, Floats], T: int, yours: dict[str, Callable] | None) 
 def first_difference(
     config: GPTConfig, sd: dict[str, Floats], tokens: list[int], yours: dict[str, Callable] | None = None
 ) -> str:
-    """Which of the reader's pieces first gives something else than the solution on the same inputs, in the
-    backward of one document: where and how, as its checker would say it.
+    """Which of the reader's pieces first gives an answer that differs from the solution's on the same inputs, in
+    the backward of one document: where and how, as its checker would say it (or which raised, or returned the
+    wrong shape).
 
     yours: pieces to use in place of the reader's kept ones, for this call only (to try one without keeping it).
     """
@@ -348,9 +450,8 @@ def first_difference(
     with _watching(sd, len(tokens) - 1, yours) as watch:
         try:
             loss_and_grads(config, sd, tokens)
-        except Exception:
-            if not watch.found:  # not a piece of the reader's that raised
-                raise
+        except PieceError as error:
+            return watch.found or str(error)
     return watch.found or "every piece of yours gives what the solution gives, on the inputs it was given here"
 
 
@@ -360,7 +461,9 @@ class Training:
 
     rows: each step's (engine loss, manual loss, engine seconds, manual seconds), a step's time covering its
     forward pass, its backward and Adam's update. first_difference: when the losses part, which of the
-    reader's pieces first gave something else than the solution, at which step; "" while they agree.
+    reader's pieces first gave an answer that differs from the solution's, at which step; "" while they agree.
+    A piece of the reader's that raises or returns the wrong shape ends the training at that step (its row's
+    manual loss is nan), and first_difference names it.
     """
 
     rows: list[tuple[float, float, float, float]]
@@ -381,7 +484,12 @@ def side_by_side(config: GPTConfig, docs: list[list[int]], steps: int, seed: int
         with cyclic_gc_paused():
             loss_e = train_step(engine, opt_e, tokens)
         middle = time.perf_counter()
-        loss_m = manual_step(manual, opt_m, tokens)
+        try:
+            loss_m = manual_step(manual, opt_m, tokens)
+        except PieceError as error:  # the reader's piece cannot go on: say which, and stop
+            training.rows.append((loss_e, math.nan, middle - start, time.perf_counter() - middle))
+            training.first_difference = f"at step {k + 1}, {error}"
+            break
         training.rows.append((loss_e, loss_m, middle - start, time.perf_counter() - middle))
         if abs(loss_e - loss_m) > 1e-9 and not training.first_difference:
             training.first_difference = _which_step(config, before)
@@ -394,4 +502,4 @@ def _which_step(config: GPTConfig, before: list[tuple[dict[str, Floats], list[in
         found = first_difference(config, sd, tokens)
         if found.startswith(tuple(NAMES)):
             return f"at step {k}, {found}"
-    return "no piece of yours gave something else than the solution on the inputs it was given"
+    return "no piece of yours gave an answer that differs from the solution's on the inputs it was given"

@@ -1,12 +1,17 @@
 """A checker for each piece of gpt()'s backward: real inputs from real steps, the engine's answer, the usual slips.
 
-Each piece's cases come from three recorded steps (microgpt.course.recordings), so that together they
-vary every size an answer could write as a number: T (1, 4 and 7), the vocabulary (27 and 6), n_embd
-(16, 12 and 6) and with it the MLP's 4 * n_embd, the heads (4 of 4, 2 of 6, 3 of 2), matrices with more
-rows than columns and fewer, the first and the last token as a target, a token read twice, the first
-position and later ones. The first case of each is the chapter's own step: the one a page shows.
+Each piece's cases come from five recorded steps (microgpt.course.recordings), so that together they
+vary every size an answer could write as a number or cut short, below the chapter's and above it: T (1, 4,
+7, 8 and 11), the vocabulary (6, 27 and 31), n_embd (6, 12, 16 and 20) and with it the MLP's 4 * n_embd,
+the heads (4 of 4, 5 of 4, 2 of 6, 3 of 2), matrices with more rows than columns and fewer, the first and
+the last token as a target, a token read twice, the first position and later ones. The first case of each
+is the chapter's own step, the one a page shows; the second has its sizes but other numbers (an answer
+right on the first and wrong there kept something from the first call); a case with T = 11 has every other
+size of the chapter's (an answer right on the first and wrong there depends on T). ReLU's cases include
+pre-activations a hair either side of 0.
 """
 
+import copy
 import functools
 import inspect
 import math
@@ -14,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
-from microgpt.course.diagnosis import Grouping, Layout
+from microgpt.course.diagnosis import Family, Grouping, Layout
 from microgpt.course.exercises import data, grad
-from microgpt.course.recordings import Recording, chapters, second, third
+from microgpt.course.recordings import Recording, chapters, longer, second, third, wider
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
 
@@ -68,6 +73,9 @@ def _apply_t(w: list[list[float]], g: list[float]) -> list[float]:
     return [math.fsum(w[i][j] * g[i] for i in range(len(g))) for j in range(len(w[0]))]
 
 
+SIGN = "wrong sign: every entry is the engine's times -1."
+
+
 def _cached(cases):
     """A piece's cases, made once per interpreter (each is a real step's numbers and the engine's answer)."""
     return functools.cache(cases)
@@ -79,7 +87,15 @@ def _cached(cases):
 @_cached
 def _cross_entropy_cases() -> list[Case]:
     cases = []
-    for rec, i in ((chapters(), 0), (second(), 0), (third(), 0), (chapters(), 6), (second(), 2)):
+    for rec, i in (
+        (chapters(), 0),
+        (chapters(), 6),
+        (longer(), 8),
+        (wider(), 3),
+        (second(), 0),
+        (second(), 2),  # ada's second a: a target the first case of it predicted too
+        (third(), 0),
+    ):
         pos, V = rec.step.positions[i], len(rec.step.positions[i].probs)
         which = " (the first)" if pos.target == 0 else " (the last)" if pos.target == V - 1 else ""
         cases.append(
@@ -114,30 +130,30 @@ CROSS_ENTROPY = Piece(
     slips={
         "sign": Slip(
             lambda p, t, T: _neg(pieces.cross_entropy_backward(p, t, T)),
-            "wrong sign: the gradient is (p - y) / T, not (y - p) / T",
+            "wrong sign: the gradient is (p - y) / T, not (y - p) / T.",
         ),
         "no 1/T": Slip(
             lambda p, t, T: pieces.cross_entropy_backward(p, t, 1),
             "a constant factor: T times too large. The loss is the mean over T positions,\n"
-            " so each position's share is divided by T",
+            " so each position's share is divided by T.",
         ),
         "no y": Slip(
             lambda p, t, T: [pj / T for pj in p],
             "the true token's entry is 1/T too large: the -z[target] term gives -1 there,\n"
-            " and the mean divides it by T like the rest: (p - y) / T",
+            " and the mean divides it by T like the rest: (p - y) / T.",
         ),
         "-1 without /T": Slip(
             lambda p, t, T: [pj / T - (1.0 if j == t else 0.0) for j, pj in enumerate(p)],
             "the true token's -1 is not divided by T: the mean divides the whole of each position's gradient,\n"
-            " (p - y) / T, so the true token's entry is (p - 1) / T",
+            " (p - y) / T, so the true token's entry is (p - 1) / T.",
         ),
         "target only": Slip(
             lambda p, t, T: [(pj - 1) / T if j == t else 0.0 for j, pj in enumerate(p)],
-            "only the true token's entry: every other logit is in the sum inside log, so it gets p_j / T too",
+            "only the true token's entry: every other logit is in the sum inside log, so it gets p_j / T too.",
         ),
         "dL/dp": Slip(
             _ce_dz_dp,
-            "that is dL/dp, the gradient at the probabilities: go on through the softmax to the logits z",
+            "that is dL/dp, the gradient at the probabilities: go on through the softmax to the logits z.",
         ),
     },
 )
@@ -198,8 +214,10 @@ def _linear_cases() -> list[Case]:
     cases = []
     for rec, name, i in (
         (chapters(), "layer0.attn_wo", 3),  # square: a transpose has the right shape, only the numbers show it
+        (chapters(), "layer0.attn_wo", 5),  # the same shape, other numbers
         (chapters(), "layer0.mlp_fc2", 6),  # more columns than rows
-        (second(), "lm_head", 1),  # more rows than columns
+        (wider(), "layer0.mlp_fc1", 2),  # more rows than columns, every size above the page's
+        (second(), "layer0.mlp_fc2", 1),  # fewer rows than the page's
         (third(), "layer0.mlp_fc1", 0),
     ):
         w = _matrix(rec, name)
@@ -217,6 +235,11 @@ def _linear_cases() -> list[Case]:
     return cases
 
 
+def _linear_families(x, w, g):
+    rows = [[w[i][j] * g[i] for j in range(len(x))] for i in range(len(g))]
+    return {"dx": [Family("dx[j] sums w[i][j] g[i] over the rows i", "row {k}", rows)]}
+
+
 def _lin(f):
     """A slip in one part: f(x, w, g, dw, dx) returns the wrong (dw, dx)."""
     return lambda x, w, g: f(x, w, g, *pieces.linear_backward(x, w, g))
@@ -228,24 +251,25 @@ LINEAR = Piece(
     _linear_cases,
     layout=Layout({"dw": ("row", "column"), "dx": ("entry",)}),
     sizes=lambda x, w, g: {"len(x)": len(x), "len(g)": len(g)},
+    families=_linear_families,
     slips={
-        "dw sign": Slip(_lin(lambda x, w, g, dw, dx: (_neg(dw), dx)), "wrong sign"),
-        "dx sign": Slip(_lin(lambda x, w, g, dw, dx: (dw, _neg(dx))), "wrong sign"),
+        "dw sign": Slip(_lin(lambda x, w, g, dw, dx: (_neg(dw), dx)), SIGN),
+        "dx sign": Slip(_lin(lambda x, w, g, dw, dx: (dw, _neg(dx))), SIGN),
         "dw transposed": Slip(
             _lin(lambda x, w, g, dw, dx: (_transpose(dw), dx)),
-            "a transpose: that is x g^T. Entry [i][j] of dL/dw is g[i] * x[j], the shape of w",
+            "a transpose: that is x g^T. Entry [i][j] of dL/dw is g[i] * x[j], so dL/dw has the shape of w.",
         ),
         "dx with w, not w^T": Slip(
             _lin(lambda x, w, g, dw, dx: (dw, [sum(a * b for a, b in zip(row, g)) for row in w])),
-            "a transpose: that is w g. dL/dx[j] sums w[i][j] * g[i] over the rows i: column j of w, so w^T g",
+            "a transpose: that is w g. dL/dx[j] sums w[i][j] * g[i] over the rows i: column j of w, so w^T g.",
         ),
         "dx without g": Slip(
             _lin(lambda x, w, g, dw, dx: (dw, [sum(row[j] for row in w) for j in range(len(x))])),
-            "g left out: each output's share is w[i][j] times the gradient g[i] arriving at that output",
+            "g left out: each output's share is w[i][j] times the gradient g[i] arriving at that output.",
         ),
         "dw without g": Slip(
             _lin(lambda x, w, g, dw, dx: ([list(x) for _ in g], dx)),
-            "g left out: dL/dw[i][j] is x[j] times the gradient g[i] at output i",
+            "g left out: dL/dw[i][j] is x[j] times the gradient g[i] at output i.",
         ),
     },
 )
@@ -254,43 +278,67 @@ LINEAR = Piece(
 # ---------------------------------------------------------------- ReLU
 
 
+HAIRS = (1e-6, -1e-6, 1e-15, -1e-15)  # pre-activations a hair either side of 0: just on, just off
+
+
 @_cached
 def _relu_cases() -> list[Case]:
     cases = []
-    for rec, i in ((chapters(), 0), (second(), 3), (third(), 0), (chapters(), 6)):
+    for rec, i, hairs in (
+        (chapters(), 0, 0),
+        (chapters(), 6, 0),
+        (chapters(), 3, 4),
+        (wider(), 5, 0),
+        (second(), 3, 0),
+        (third(), 0, 0),
+    ):
         p = rec.step.positions[i]
+        h, g = data(p.hidden), grad(p.relu)
+        units = [k for k, gk in enumerate(g) if gk != 0][:hairs]  # where a wrong mask would show
+        for k, hair in zip(units, HAIRS):
+            h[k] = hair
+        label = f"the MLP's {len(h)} hidden units, {rec.name} position {i}"
+        trait = f"h = {', '.join(f'{v:g}' for v in HAIRS)} at units {', '.join(map(str, units))}" if units else ""
         cases.append(
             Case(
-                f"the MLP's {len(p.hidden)} hidden units, {rec.name} position {i}",
-                (data(p.hidden), grad(p.relu)),
-                (grad(p.hidden),),
+                f"{label}, with {trait}" if trait else label,
+                (h, g),
+                (_vjp(lambda hs: [v.relu() for v in hs], [[Value(v) for v in h]], g)[0],),
                 zero_why="a unit that was off (h <= 0) passes nothing back",
+                trait=trait,
             )
         )
     return cases
+
+
+def _hair(facts: dict[str, Any], part: str, axis: int, i: int) -> str:
+    """A unit's h, where it is a hair from 0 (where a threshold other than 0 shows)."""
+    h = facts["h"][i]
+    return f" (h = {h:g})" if 0 < abs(h) < 1e-3 else ""
 
 
 RELU = Piece(
     "relu_backward",
     ("dh",),
     _relu_cases,
-    layout=Layout({"dh": ("unit",)}),
+    layout=Layout({"dh": ("unit",)}, note=_hair),
     sizes=lambda h, g: {"len(h)": len(h)},
+    facts=lambda h, g: {"h": h},
     slips={
         "mask inverted": Slip(
             lambda h, g: [gi if hi <= 0 else 0.0 for hi, gi in zip(h, g)],
-            "the mask is the wrong way round: the gradient passes where the unit was on, h > 0",
+            "the mask is the wrong way round: the gradient passes where the unit was on, h > 0.",
         ),
-        "no mask": Slip(lambda h, g: list(g), "no mask: a unit that was off (h <= 0) passes nothing back"),
+        "no mask": Slip(lambda h, g: list(g), "no mask: a unit that was off (h <= 0) passes nothing back."),
         "mask on g": Slip(
             lambda h, g: [max(0.0, gi) for gi in g],
-            "the mask is on g: which units pass depends on the forward input h, not on the gradient's sign",
+            "the mask is on g: which units pass depends on the forward input h, not on the gradient's sign.",
         ),
         "times h": Slip(
             lambda h, g: [gi * hi if hi > 0 else 0.0 for hi, gi in zip(h, g)],
-            "a factor h too many: relu's local gradient is 1 where h > 0 (the slope of h), not h",
+            "a factor h too many: relu's local gradient is 1 where h > 0 (the slope of h), not h.",
         ),
-        "sign": Slip(lambda h, g: _neg(pieces.relu_backward(h, g)), "wrong sign"),
+        "sign": Slip(lambda h, g: _neg(pieces.relu_backward(h, g)), SIGN),
     },
 )
 
@@ -305,9 +353,10 @@ def _rmsnorm_cases() -> list[Case]:
     cases: list[Case] = []
     for rec, i, label, x_of, g_of in (
         (chapters(), 0, "the embedding sum", lambda p: p.embedded, lambda p: p.x0),
+        (chapters(), 6, "x0", lambda p: p.x0, lambda p: p.attn_in),
+        (wider(), 4, "x1", lambda p: p.x1, lambda p: p.mlp_in),
         (second(), 2, "x1, the stream after attention,", lambda p: p.x1, lambda p: p.mlp_in),
         (third(), 0, "x0, attention's RMSNorm's input,", lambda p: p.x0, lambda p: p.attn_in),
-        (chapters(), 6, "x0", lambda p: p.x0, lambda p: p.attn_in),
     ):
         p = rec.step.positions[i]
         x, g = data(x_of(p)), grad(g_of(p))
@@ -333,6 +382,14 @@ def _rms(x, g, *, c=1.0, power=3, eps=EPS, direct=True, mean=True, dot=True):
     return out
 
 
+def _rms_families(x, g):
+    """The mean-square term, -(r^3/n)(g . x) x, as the terms of g . x: entry k's is -(r^3/n) g_k x_k x."""
+    n = len(x)
+    r = (math.fsum(v * v for v in x) / n + EPS) ** -0.5
+    each = [[-(r**3) / n * g[k] * x[k] * xi for xi in x] for k in range(n)]
+    return {"dx": [Family("its mean-square term has g . x, a sum over the entries k", "entry {k}", each)]}
+
+
 RMSNORM = Piece(
     "rmsnorm_backward",
     ("dx",),
@@ -347,6 +404,7 @@ RMSNORM = Piece(
             }
         ]
     },
+    families=_rms_families,
     slips={
         "sign": Slip(lambda x, g: _neg(_rms(x, g)), "wrong sign: every entry is the engine's times -1"),
         "direct only": Slip(
@@ -395,7 +453,15 @@ RMSNORM = Piece(
 @_cached
 def _softmax_cases() -> list[Case]:
     cases = []
-    for rec, i, h in ((chapters(), 6, 0), (second(), 3, 1), (chapters(), 2, 3), (third(), 0, 2)):
+    for rec, i, h in (
+        (chapters(), 6, 0),
+        (chapters(), 6, 2),
+        (longer(), 10, 1),
+        (wider(), 7, 1),
+        (second(), 3, 1),
+        (chapters(), 2, 3),
+        (third(), 0, 2),
+    ):
         qs, ks, vs = _projections(rec)
         hs = _head_slices(rec.config)[h]
         d_h = hs.stop - hs.start
@@ -410,6 +476,7 @@ def _softmax_cases() -> list[Case]:
                 (data(w), gamma),
                 (grad(s),),
                 zero_why="" if i else "one score: its weight is 1 whatever the score, so the score has no effect",
+                degenerate=i == 0,
             )
         )
     return cases
@@ -424,14 +491,28 @@ def _softmax_slip(w, gamma, *, weighted=True, diagonal=False, front=True):
 
 def _softmax_terms(w, gamma):
     mean = _dot(w, gamma)
+    direct = [wt * gt for wt, gt in zip(w, gamma)]
     return {
         "ds": [
             {
-                "the direct term w_t gamma_t": [wt * gt for wt, gt in zip(w, gamma)],
+                "the direct term w_t gamma_t": direct,
                 "the average's term -w_t sum_u w_u gamma_u": [-wt * mean for wt in w],
-            }
+            },
+            {  # the Jacobian's diagonal (u = t) and the rest
+                "the direct term w_t gamma_t": direct,
+                "the average's own term -w_t w_t gamma_t": [-wt * wt * gt for wt, gt in zip(w, gamma)],
+                "the average's other terms -w_t sum_(u != t) w_u gamma_u": [
+                    -wt * (mean - wt * gt) for wt, gt in zip(w, gamma)
+                ],
+            },
         ]
     }
+
+
+def _softmax_families(w, gamma):
+    each = [[-wt * w[u] * gamma[u] for wt in w] for u in range(len(w))]
+    what = "ds_t subtracts w_t times the average sum_u w_u gamma_u, a sum over the scores u"
+    return {"ds": [Family(what, "score {k}", each)]}
 
 
 SOFTMAX = Piece(
@@ -441,8 +522,9 @@ SOFTMAX = Piece(
     layout=Layout({"ds": ("score",)}),
     sizes=lambda w, gamma: {"len(w)": len(w)},
     terms=_softmax_terms,
+    families=_softmax_families,
     slips={
-        "sign": Slip(lambda w, gm: _neg(pieces.softmax_backward(w, gm)), "wrong sign"),
+        "sign": Slip(lambda w, gm: _neg(pieces.softmax_backward(w, gm)), SIGN),
         "diagonal only": Slip(
             lambda w, gm: _softmax_slip(w, gm, diagonal=True),
             "only the diagonal, w_t (1 - w_t) gamma_t: w_u depends on s_t too (-w_t w_u), so every gamma_u counts",
@@ -547,7 +629,14 @@ def _causal_why(t: int) -> dict[str, str]:
     }
 
 
-HEAD_SITES = ((chapters, 1, 3), (chapters, 0, None), (second, 1, None), (third, 2, None))  # (step, head, one position)
+HEAD_SITES = (  # (step, head, the one position with a gradient, or None)
+    (chapters, 1, 3),
+    (chapters, 0, None),
+    (longer, 2, None),
+    (wider, 1, None),
+    (second, 1, None),
+    (third, 2, None),
+)
 
 
 @_cached
@@ -568,9 +657,32 @@ def _head_cases() -> list[Case]:
                 (qs, ks, vs, gs),
                 _head_by_engine(qs, ks, vs, gs),
                 zero_why=_causal_why(only) if only is not None else {},
+                degenerate=rec.T == 1,
             )
         )
     return cases
+
+
+def _head_families(qs, ks, vs, gs):
+    """dq_i as its keys' terms; dk_t and dv_t as the terms of the queries that read them."""
+    T, d_h = len(qs), len(qs[0])
+    zero = [[0.0] * d_h for _ in range(T)]
+    by_key, dk_by_query, dv_by_query = [copy.deepcopy(zero) for _ in range(T)], [], []
+    for i in range(T):
+        w = _weights(qs, ks, i)
+        ds = pieces.softmax_backward(w, [_dot(gs[i], vs[t]) for t in range(i + 1)])
+        dk, dv = copy.deepcopy(zero), copy.deepcopy(zero)
+        for t in range(i + 1):
+            dk[t] = [ds[t] * q / math.sqrt(d_h) for q in qs[i]]
+            dv[t] = [w[t] * g for g in gs[i]]
+            by_key[t][i] = [ds[t] * k / math.sqrt(d_h) for k in ks[t]]
+        dk_by_query.append(dk)
+        dv_by_query.append(dv)
+    return {
+        "dqs": [Family("dq_i sums ds_t k_t / sqrt(d_h) over the keys t that query i reads", "key {k}", by_key)],
+        "dks": [Family("dk_t sums ds_t q_i / sqrt(d_h) over the queries i that read key t", "query {k}", dk_by_query)],
+        "dvs": [Family("dv_t sums w_t g_i over the queries i that read value t", "query {k}", dv_by_query)],
+    }
 
 
 def _head_terms(qs, ks, vs, gs):
@@ -617,7 +729,7 @@ HEAD_HINTS = {
     "no scale": NO_SCALE,
     "softmax diagonal": SOFTMAX_DIAGONAL,
     "dv without w": DV_WITHOUT_W,
-    "sign": "wrong sign",
+    "sign": SIGN,
 }
 HEAD_LAYOUT = Layout({"dqs": ("position", "entry"), "dks": ("position", "entry"), "dvs": ("position", "entry")})
 
@@ -629,6 +741,7 @@ ATTENTION_HEAD = Piece(
     sizes=lambda qs, ks, vs, gs: {"T": len(qs), "d_h": len(qs[0]), "√d_h": math.sqrt(len(qs[0]))},
     first=("dks", "dvs"),  # a sum over reads shows in the keys and values
     terms=_head_terms,
+    families=_head_families,
     slips={slip: Slip(_head(slip), hint) for slip, hint in HEAD_HINTS.items()},
 )
 
@@ -651,7 +764,14 @@ def _attention_by_engine(xs, mats, n_head, gs):
     return ([grad(x) for x in x_values], *([grad(row) for row in sd[f"layer0.{name}"]] for name in ATTENTION_MATRICES))
 
 
-ATTENTION_SITES = ((chapters, 3), (chapters, None), (second, None), (third, None))  # (step, one position)
+ATTENTION_SITES = (  # (step, the one position with a gradient, or None)
+    (chapters, 3),
+    (chapters, None),
+    (longer, None),
+    (wider, None),
+    (second, None),
+    (third, None),
+)
 
 
 @_cached
@@ -672,6 +792,7 @@ def _attention_cases() -> list[Case]:
                 (xs, *mats, c.n_head, gs),
                 _attention_by_engine(xs, mats, c.n_head, gs),
                 zero_why={"dxs": _causal_why(only)["dks"]} if only is not None else {},
+                degenerate=rec.T == 1,
             )
         )
     return cases
@@ -725,6 +846,38 @@ def attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip=""):
         grads.append(_transpose(dw_sum) if slip == f"dw{path} transposed" else dw_sum)
     result = (dxs, grads[0], grads[1], grads[2], dwo)
     return tuple(_neg(part) for part in result) if slip == "sign" else result
+
+
+def _attention_families(xs, wq, wk, wv, wo, n_head, gs):
+    """Each matrix's gradient as the terms of the positions it sums over."""
+    split, _ = _attention_split(xs, wq, wk, wv, wo, n_head, gs)
+    ds = dict(zip(("dwq", "dwk", "dwv"), head_answer(split)))
+    mixed = [_mixed_at(xs, wq, wk, wv, n_head, i) for i in range(len(xs))]
+    found = {
+        name: [
+            Family(
+                f"{name} sums d_t x_t^T over the positions t",
+                "position {k}",
+                [_outer(d[t], xs[t]) for t in range(len(xs))],
+            )
+        ]
+        for name, d in ds.items()
+    }
+    what = "dwo sums g_t mixed_t^T over the positions t"
+    found["dwo"] = [Family(what, "position {k}", [_outer(gs[t], mixed[t]) for t in range(len(xs))])]
+    return found
+
+
+def _mixed_at(xs, wq, wk, wv, n_head, i):
+    """What attn_wo reads at position i, from the arguments of attention_backward."""
+    d_h = len(xs[0]) // n_head
+    qs, ks, vs = ([[_dot(row, x) for row in w] for x in xs] for w in (wq, wk, wv))
+    out: list[float] = []
+    for h in range(n_head):
+        hs = slice(h * d_h, (h + 1) * d_h)
+        w = _weights([q[hs] for q in qs], [k[hs] for k in ks], i)
+        out += [math.fsum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(d_h)]
+    return out
 
 
 def _attention_terms(xs, wq, wk, wv, wo, n_head, gs):
@@ -783,7 +936,7 @@ def _missing_path(c: str) -> str:
 
 
 ATTENTION_HINTS = {
-    "sign": "wrong sign",
+    "sign": SIGN,
     "no scale": NO_SCALE,
     "no cache": NO_CACHE,
     "no q path": _missing_path("q"),
@@ -829,6 +982,7 @@ ATTENTION = Piece(
     sizes=_attention_sizes,
     first=("dwq", "dwk", "dwv", "dwo"),  # a slip on one path shows in its matrix: name it there, not in dxs
     terms=_attention_terms,
+    families=_attention_families,
     slips={slip: Slip(_att(slip), hint) for slip, hint in ATTENTION_HINTS.items()},
 )
 
@@ -839,7 +993,14 @@ ATTENTION = Piece(
 @_cached
 def _embedding_cases() -> list[Case]:
     cases = []
-    for rec, table in ((chapters(), "wte"), (chapters(), "wpe"), (second(), "wte"), (third(), "wte")):
+    for rec, table in (
+        (chapters(), "wte"),
+        (chapters(), "wpe"),
+        (longer(), "wte"),
+        (wider(), "wte"),
+        (second(), "wte"),
+        (third(), "wte"),
+    ):
         rows = rec.step.model.state_dict[table]
         grads = [grad(p.embedded) for p in rec.step.positions]
         used = [p.token for p in rec.step.positions] if table == "wte" else list(range(rec.T))
@@ -894,8 +1055,17 @@ EMBEDDING = Piece(
     ("d(table)",),
     _embedding_cases,
     layout=Layout({"d(table)": ("row", "column")}, note=_read_at),
-    sizes=lambda rows, used, grads: {"rows": rows, "T": len(grads), "len(g)": len(grads[0])},
+    sizes=lambda rows, used, grads: {"rows": rows, "T": len(grads), "len(grads[0])": len(grads[0])},
     facts=lambda rows, used, grads: {"used": list(used)},
+    families=lambda rows, used, grads: {
+        "d(table)": [
+            Family(
+                "a row sums the gradients of the positions that read it",
+                "position {k}",
+                [[list(g) if r == i else [0.0] * len(g) for r in range(rows)] for i, g in zip(used, grads)],
+            )
+        ]
+    },
     slips={
         "assign": Slip(
             _assign,
@@ -911,7 +1081,7 @@ EMBEDDING = Piece(
             _first_use,
             "a row read twice keeps only its first position's gradient: add every position's share into the row",
         ),
-        "sign": Slip(lambda rows, used, grads: _neg(pieces.embedding_backward(rows, used, grads)), "wrong sign"),
+        "sign": Slip(lambda rows, used, grads: _neg(pieces.embedding_backward(rows, used, grads)), SIGN),
         "all rows": Slip(
             lambda rows, used, grads: [[math.fsum(col) for col in zip(*grads)] for _ in range(rows)],
             "every row got the sum of all positions: a row gets only the positions that read it",

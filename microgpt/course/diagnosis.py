@@ -1,12 +1,17 @@
 """Where and how a reader's answer differs from the engine's, said from the numbers alone.
 
-A checker (microgpt.course.checking) names the slips its piece knows. For any other miss these functions
-look at the numbers: where the answer is wrong, in the reader's own terms (position 3, row 7 (head 1),
-logit 12 (the true token)), and how (a constant factor, a term of a sum, a shift by one, the causal
-limit, a floor division), before the largest difference is shown as a pair of numbers.
+A checker (microgpt.course.checking) names the slips its piece knows, and the one line of the rule that,
+changed, gives the reader's answer (microgpt.course.variants). These functions look at one part of one
+answer: where it is wrong, in the reader's own terms (position 3, row 7 (head 1), logit 12 (the true
+token)), and how (a constant factor, a term of a sum, a shift by one, the causal limit, a floor
+division, a numerical estimate), before the largest difference is shown as a pair of numbers.
 
 An answer's part is a nested list; an entry's place in it is an index tuple, and each axis has a name
 ("position", "row", "column", "logit") given by the piece, so that a place is said as a reader would say it.
+
+Two numbers agree when they are within RTOL of the part's scale, its largest entry: a re-ordered sum
+differs from the engine's in its last bits (about 1e-16 of that), a numerical estimate (finite
+differences) by 1e-11 or more.
 """
 
 import math
@@ -15,8 +20,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-TOL = 1e-9  # an entry agrees when it is within this of the other, absolutely
-TOL_SHOWN = "1e-9"  # TOL as the messages print it
+RTOL = 1e-13  # an entry agrees when it is within this times its part's largest entry
+RTOL_SHOWN = "1e-13"  # RTOL as the messages print it
+CLOSE = 1e-5  # every entry within this (relatively), yet not within RTOL: close, but not exact
 
 Index = tuple[int, ...]
 
@@ -48,6 +54,19 @@ class Layout:
     groupings: dict[str, tuple[Grouping, ...]] = field(default_factory=dict)
 
 
+@dataclass
+class Family:
+    """A sum written as its terms, one per index of what it sums over (the rows i of w^T g).
+
+    what: the sum in words ("dx[j] sums w[i][j] g[i] over the rows i"); each: one term's name, given its
+    index ("row {k}"); terms: each term's contribution to the part, shaped like it.
+    """
+
+    what: str
+    each: str
+    terms: list[Any]
+
+
 PLURALS = {"entry": "entries", "unit": "units", "position": "positions", "logit": "logits", "row": "rows"}
 
 
@@ -55,7 +74,7 @@ def plural(word: str) -> str:
     return PLURALS.get(word, word + "s")
 
 
-# ---------------------------------------------------------------- entries and shapes
+# ---------------------------------------------------------------- entries, shapes, agreement
 
 
 def entries(value: Any, index: Index = ()) -> list[tuple[Index, float]]:
@@ -80,11 +99,24 @@ def _numbers(value: Any) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v in entries(value))
 
 
-def agrees(mine: Any, engine: Any) -> bool:
-    """Same shape, every entry within TOL."""
+def largest(value: Any) -> float:
+    """The largest |entry| of a nested list of numbers (0 when it has none)."""
+    return max((abs(v) for _, v in entries(value)), default=0.0)
+
+
+def scales(engine: Sequence[Any]) -> list[float]:
+    """Each part's scale: its largest |entry|, or where a part is all 0 the whole answer's (0 if that is too:
+    then only exact zeros agree)."""
+    whole = max((largest(part) for part in engine), default=0.0)
+    return [largest(part) or whole for part in engine]
+
+
+def agrees(mine: Any, engine: Any, scale: float) -> bool:
+    """Same shape, every entry within RTOL * scale of the engine's."""
     if shape(mine) != shape(engine) or not _numbers(mine):
         return False
-    return all(abs(a - b) <= TOL for (_, a), (_, b) in zip(entries(mine), entries(engine)))
+    tol = RTOL * scale
+    return all(abs(a - b) <= tol for (_, a), (_, b) in zip(entries(mine), entries(engine)))
 
 
 # ---------------------------------------------------------------- naming places and numbers
@@ -97,14 +129,14 @@ def place(layout: Layout, facts: dict[str, Any], part: str, index: Index) -> str
 
 
 def spans(indices: Sequence[int]) -> str:
-    """0, 1, 2, 5 -> "0 to 2 and 5"."""
+    """0, 1, 2, 5, 7 -> "0 to 2, 5 and 7": runs of three or more as ranges."""
     runs: list[list[int]] = []
     for i in sorted(indices):
         if runs and i == runs[-1][-1] + 1:
             runs[-1].append(i)
         else:
             runs.append([i])
-    said = [f"{r[0]} to {r[-1]}" if len(r) > 2 else " and ".join(map(str, r)) for r in runs]
+    said = [item for r in runs for item in ([f"{r[0]} to {r[-1]}"] if len(r) > 2 else map(str, r))]
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
@@ -113,7 +145,7 @@ def some(name: str, indices: Sequence[int], of: int) -> str:
     if len(indices) == 1:
         return f"{name} {indices[0]}"
     runs = spans(indices)
-    if runs.count(",") + runs.count(" and ") > 3:
+    if runs.count(",") + runs.count(" and ") > 4:
         return f"{len(indices)} of the {of} {plural(name)}"
     return f"{plural(name)} {runs}"
 
@@ -138,7 +170,7 @@ class Factor:
 
 
 def _factors(sizes: dict[str, Any], defaults: dict[str, Any]) -> list[Factor]:
-    """What a factor could be, the likeliest first: the case's sizes, their roots, ratios of two of them."""
+    """What a factor could be, the likeliest first: the case's sizes, their roots, one off, ratios of two."""
     found = [Factor(2.0, "2"), Factor(0.5, "1/2")]
     numeric = {k: float(v) for k, v in sizes.items() if isinstance(v, (int, float)) and v > 0}
     for name, s in numeric.items():
@@ -149,6 +181,10 @@ def _factors(sizes: dict[str, Any], defaults: dict[str, Any]) -> list[Factor]:
         d = defaults.get(name)
         if isinstance(d, (int, float)) and d > 0 and d != s:  # the page's size, written where this case's belongs
             found += [Factor(s / d, f"{name}/{fraction(d)}", name), Factor(d / s, f"{fraction(d)}/{name}", name)]
+    for name, s in numeric.items():  # a size one off: T - 1 where T belongs
+        if isinstance(sizes[name], int) and s > 1:
+            found += [Factor(s / (s - 1), f"{name}/({name} - 1)"), Factor((s - 1) / s, f"({name} - 1)/{name}")]
+            found += [Factor(s / (s + 1), f"{name}/({name} + 1)"), Factor((s + 1) / s, f"({name} + 1)/{name}")]
     for a, sa in numeric.items():
         for b, sb in numeric.items():
             if a != b and not a.startswith("√") and not b.startswith("√"):
@@ -188,14 +224,15 @@ def times(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> tuple[st
     return words, ""
 
 
-def _aside(text: str) -> str:
-    return f".\n {text}" if text else ""
-
-
 def value_name(x: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> str:
     """A number as a diagnosis shows it: -0.1429, with what it is when that is a size's (-1/T)."""
     fits = [f for f in factors(x, sizes, defaults) if not f.hard_coded and f.name not in ("2", "1/2")]
     return f"{x:.4g}" + (f" ({'-' if x < 0 else ''}{fits[0].name})" if fits else "")
+
+
+def sentence(text: str) -> str:
+    """A line of a verdict ends with a full stop, or with its question mark."""
+    return text if text.endswith((".", "?", ":")) else text + "."
 
 
 # ---------------------------------------------------------------- the diagnoses
@@ -215,18 +252,31 @@ class Part:
     zero_why: str = ""
     given: dict[str, Any] = field(default_factory=dict)  # the function's arguments by name, for "plus x"
     terms: list[dict[str, Any]] = field(default_factory=list)  # ways to split the engine's into terms
+    families: list[Family] = field(default_factory=list)  # sums the engine's is, term by term
+    scale: float | None = None  # the part's scale (its largest entry, unless given)
 
     def __post_init__(self) -> None:
         self.facts = {**self.sizes, **self.facts}  # what names a place: the sizes (d_h for a head), and the rest
         self.m = entries(self.mine)
         self.e = entries(self.engine)
-        self.wrong = [k for k, ((_, a), (_, b)) in enumerate(zip(self.m, self.e)) if abs(a - b) > TOL]
+        if self.scale is None:
+            self.scale = largest(self.engine)
+        self.tol = RTOL * self.scale
+        self.wrong = [k for k, ((_, a), (_, b)) in enumerate(zip(self.m, self.e)) if abs(a - b) > self.tol]
+        self.big = 1e-6 * (self.scale or 1.0)  # an entry this large says something about a ratio
 
     def at(self, k: int) -> str:
         return place(self.layout, self.facts, self.name, self.e[k][0])
 
     def times(self, c: float) -> tuple[str, str]:
         return times(c, self.sizes, self.defaults)
+
+    def close(self, a: float, b: float) -> bool:
+        return abs(a - b) <= self.tol + 1e-9 * abs(b)
+
+
+def _aside(text: str) -> str:
+    return f".\n {text}" if text else ""
 
 
 def shared_rows(name: str, mine: Any) -> str | None:
@@ -243,18 +293,18 @@ def shared_rows(name: str, mine: Any) -> str | None:
         which = f"rows {first[id(mine[shared[0]])]} and {shared[0]} are"
     return (
         f"{name}: {which} one and the same list object, so adding into one row adds into all.\n"
-        " [[0.0] * n] * m repeats one row m times; make each row its own list: [[0.0] * n for _ in range(m)]"
+        " [[0.0] * n] * m repeats one row m times; make each row its own list: [[0.0] * n for _ in range(m)]."
     )
 
 
-def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any]) -> str | None:
+def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
     """Two results returned in each other's place: (dx, dw) for (dw, dx)."""
     for i in range(len(parts)):
         for j in range(i + 1, len(parts)):
             a, b = parts[i], parts[j]
-            if agrees(mine[i], engine[i]) and agrees(mine[j], engine[j]):
+            if agrees(mine[i], engine[i], scale[i]) and agrees(mine[j], engine[j], scale[j]):
                 continue
-            same_numbers = agrees(mine[i], engine[j]) and agrees(mine[j], engine[i])
+            same_numbers = agrees(mine[i], engine[j], scale[j]) and agrees(mine[j], engine[i], scale[i])
             other_shapes = shape(engine[i]) != shape(engine[j]) and (
                 shape(mine[i]) == shape(engine[j]) and shape(mine[j]) == shape(engine[i])
             )
@@ -262,7 +312,21 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any]) ->
                 what = "the numbers" if same_numbers else "the shape"
                 return (
                     f"{a} and {b} are swapped: your {a} has {what} of the engine's {b}, and your {b} of its {a}.\n"
-                    f" Return them in this order: {', '.join(parts)}"
+                    f" Return them in this order: {', '.join(parts)}."
+                )
+    return None
+
+
+def copied(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
+    """A part of yours that is the engine's other part (dk computed as dq): one part copied from another."""
+    for j, part in enumerate(parts):
+        if agrees(mine[j], engine[j], scale[j]) or not largest(engine[j]):
+            continue
+        for i, other in enumerate(parts):
+            if i != j and largest(engine[i]) and agrees(mine[j], engine[i], scale[i]):
+                return (
+                    f"{part}: yours is the engine's {other}, number for number.\n"
+                    f" Is {part} computed from what {other} uses (a line copied, a name left unchanged)?"
                 )
     return None
 
@@ -270,6 +334,8 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any]) ->
 def floor_division(p: Part) -> str | None:
     """Whole numbers where the engine's are fractions, each the engine's rounded down: // where / belongs."""
     if not p.wrong or not all(p.m[k][1] == math.floor(p.e[k][1]) for k in p.wrong):
+        return None
+    if not any(p.m[k][1] != 0 for k in p.wrong):  # all 0: nothing says a division rounded them
         return None
     return (
         f"{p.name}: yours are whole numbers where the engine's are fractions, each the engine's rounded down:\n"
@@ -279,33 +345,49 @@ def floor_division(p: Part) -> str | None:
 
 def _ratio(p: Part, ks: Sequence[int]) -> float | None:
     """The one factor c with mine = c * engine at these entries (0 where the engine's is 0), or None."""
-    big = [k for k in ks if abs(p.e[k][1]) > 1e3 * TOL]
+    big = [k for k in ks if abs(p.e[k][1]) > p.big]
     if not big:
         return None
     c = p.m[big[0]][1] / p.e[big[0]][1]
-    if all(abs(p.m[k][1] - c * p.e[k][1]) <= TOL + 1e-7 * abs(p.m[k][1]) for k in ks):
+    if all(abs(p.m[k][1] - c * p.e[k][1]) <= p.tol + 1e-9 * abs(p.m[k][1]) for k in ks):
         return c
     return None
 
 
-def constant_factor(p: Part) -> str | None:
-    c = _ratio(p, range(len(p.e)))
-    if c is None or abs(c - 1) <= 1e-7:
+def all_zero(p: Part) -> str | None:
+    if p.wrong and all(v == 0 for _, v in p.m):
+        return f"{p.name}: every entry of yours is 0."
+    return None
+
+
+def constant_factor(p: Part, named: bool = True) -> str | None:
+    """Every entry the same multiple of the engine's; named: only a factor that is a size, 2, 1/2 or -1."""
+    if all(v == 0 for _, v in p.m):
         return None
-    if abs(c) <= 1e-12:
-        return f"{p.name}: every entry of yours is 0"
+    c = _ratio(p, range(len(p.e)))
+    if c is None or abs(c - 1) <= 1e-9:
+        return None
+    if abs(c) <= 1e-9:  # 0 but for rounding: said where nothing more telling is (a sum that cancels)
+        return None if named else f"{p.name}: every entry of yours is 0, or all but: {largest(p.mine):.1e} at most."
     words, aside = p.times(c)
-    return f"{p.name}: every entry is {words}{_aside(aside)}"
+    if named and not aside and "(" not in words and not any(abs(abs(c) - f) <= 1e-12 for f in (0.5, 1.0, 2.0)):
+        return None  # a factor nothing names: the one line that makes it may say more
+    return sentence(f"{p.name}: every entry is {words}{_aside(aside)}")
+
+
+def any_factor(p: Part) -> str | None:
+    """Every entry the same multiple of the engine's, whatever the multiple."""
+    return constant_factor(p, named=False)
 
 
 def constant_offset(p: Part) -> str | None:
     """Every entry off by one same amount."""
     d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
-    if len(d) < 2 or not p.wrong or max(d) - min(d) > TOL / 10:
+    if len(d) < 2 or not p.wrong or max(d) - min(d) > p.tol:
         return None
     x = d[0]
     amount = value_name(abs(x), p.sizes, p.defaults)
-    return f"{p.name}: every entry is the engine's {'plus' if x > 0 else 'minus'} {amount}"
+    return f"{p.name}: every entry is the engine's {'plus' if x > 0 else 'minus'} {amount}."
 
 
 def _solve(gram: list[list[float]], rhs: list[float]) -> list[float] | None:
@@ -329,6 +411,9 @@ def _nice(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> bool:
     return abs(c) <= 1e-6 or abs(abs(c) - 1) <= 1e-6 or bool(factors(c, sizes, defaults))
 
 
+UNTOLD = ""  # what a diagnosis returns where this case's numbers cannot tell (not a fit, and not a refusal)
+
+
 def terms(p: Part) -> str | None:
     """The answer as the engine's terms with other weights: a term missing, its sign flipped, or scaled."""
     mine = [v for _, v in p.m]
@@ -337,12 +422,14 @@ def terms(p: Part) -> str | None:
         columns = [[v for _, v in entries(split[n])] for n in names]
         if any(len(c) != len(mine) for c in columns):
             continue
+        if len(names) * 2 > len(mine):  # too few entries to tell the terms apart: nothing said either way
+            return UNTOLD
         gram = [[math.fsum(a * b for a, b in zip(ci, cj)) for cj in columns] for ci in columns]
         c = _solve(gram, [math.fsum(a * b for a, b in zip(ci, mine)) for ci in columns])
         if c is None:
             continue
         fitted = [math.fsum(ck * col[i] for ck, col in zip(c, columns)) for i in range(len(mine))]
-        if max(abs(a - b) for a, b in zip(fitted, mine)) > TOL + 1e-7 * max(map(abs, mine)):
+        if max(abs(a - b) for a, b in zip(fitted, mine)) > p.tol + 1e-9 * max(map(abs, mine)):
             continue
         c = [0.0 if abs(ck) <= 1e-6 else ck for ck in c]
         off = [(n, ck) for n, ck in zip(names, c) if abs(ck - 1) > 1e-6]
@@ -361,7 +448,33 @@ def terms(p: Part) -> str | None:
         right = [n for n in names if n not in dict(off)]
         first = f"{_and(right)} {'is' if len(right) == 1 else 'are'} right, but " if right else ""
         aside = " ".join(a for a in asides if a)
-        return f"{p.name} is the sum of {_and(names)}.\n In yours, {first}{_and(said)}{_aside(aside)}"
+        return sentence(f"{p.name} is the sum of {_and(names)}.\n In yours, {first}{_and(said)}{_aside(aside)}")
+    return None
+
+
+def one_term(p: Part) -> str | None:
+    """A sum with one of its terms (or a run of them at an end) missing, flipped or doubled."""
+    d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
+    for family in p.families:
+        columns = [[v for _, v in entries(t)] for t in family.terms]
+        if any(len(c) != len(d) for c in columns):
+            continue
+        if len(columns) < 2:  # one term: a missing term is the whole sum, said elsewhere
+            return UNTOLD
+        for k, col in enumerate(columns):
+            if max(map(abs, col), default=0.0) <= p.big:
+                continue
+            for c, how in ((-1.0, "is missing"), (-2.0, "has its sign flipped"), (1.0, "is counted twice")):
+                if all(abs(x - c * y) <= p.tol for x, y in zip(d, col)):
+                    which = family.each.format(k=k)
+                    edge = " (the last)" if k == len(columns) - 1 else " (the first)" if k == 0 else ""
+                    return f"{p.name}: {family.what}; in yours, the term of {which}{edge} {how}."
+        n = len(columns)
+        for m in range(2, n):  # a run of terms at one end missing: a loop that starts late or stops early
+            for run, where in ((range(n - m, n), "last"), (range(m), "first")):
+                total = [sum(columns[k][i] for k in run) for i in range(len(d))]
+                if max(map(abs, total)) > p.big and all(abs(x + y) <= p.tol for x, y in zip(d, total)):
+                    return f"{p.name}: {family.what}; in yours, its {where} {m} terms are missing."
     return None
 
 
@@ -393,12 +506,28 @@ def nonzero_where_zero(p: Part) -> str | None:
     axes = [(g, groups) for g, groups in _groups(p, at_least=1) if g.axis == 0 and g.name == p.layout.axes[p.name][0]]
     for g, groups in axes[:1]:  # along the first axis: positions, rows, units
         zero = [key for key, ks in groups.items() if all(p.e[k][1] == 0 for k in ks)]
-        bad = [key for key in zero if any(abs(p.m[k][1]) > TOL for k in groups[key])]
+        bad = [key for key in zero if any(abs(p.m[k][1]) > p.tol for k in groups[key])]
         if not bad:
             return None
         what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
-        why = f":\n {p.zero_why}" if p.zero_why else ""
+        why = f":\n {sentence(p.zero_why)}" if p.zero_why else "."
         return f"{p.name}: nonzero at {what}, where the engine's is exactly 0{why}"
+    return None
+
+
+def zero_where_nonzero(p: Part) -> str | None:
+    """Exactly 0 in groups along the first axis where the engine's is not: a position, row or unit left out."""
+    axes = [(g, groups) for g, groups in _groups(p, at_least=2) if g.axis == 0 and g.name == p.layout.axes[p.name][0]]
+    for g, groups in axes[:1]:
+        bad = [
+            key
+            for key, ks in groups.items()
+            if all(p.m[k][1] == 0 for k in ks) and any(abs(p.e[k][1]) > p.tol for k in ks)
+        ]
+        if not bad or len(bad) == len(groups):
+            return None
+        what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
+        return f"{p.name}: yours is exactly 0 at {what}, where the engine's is not."
     return None
 
 
@@ -411,6 +540,7 @@ def shifted(p: Part) -> str | None:
     axes = p.layout.axes[p.name]
     where = {index: v for index, v in p.e}
     wrong = {p.m[k][0] for k in p.wrong}
+    untold = False  # a shift nothing contradicts, but too little shows it (one row read, at the edge)
     for axis, name in enumerate(axes):
         for step in (1, -1):
             pairs = {
@@ -418,33 +548,45 @@ def shifted(p: Part) -> str | None:
                 for index, v in p.m
                 if (moved := (*index[:axis], index[axis] - step, *index[axis + 1 :])) in where
             }
-            explained = [index for index in wrong if index in pairs]
-            if len(explained) < max(2, len(wrong) // 2) or not any(abs(b) > 1e3 * TOL for _, b in pairs.values()):
+            if not all(abs(a - b) <= p.tol for a, b in pairs.values()):
                 continue
-            if all(abs(a - b) <= TOL for a, b in pairs.values()):
-                k, j = (1, 0) if step == 1 else (0, 1)
-                sign = "-" if step == 1 else "+"
-                return (
-                    f"{p.name}: shifted by one {name}: your {name} k holds the engine's {name} k{sign}1\n"
-                    f" (your {name} {k} is the engine's {name} {j}, and so on): an index off by one?"
-                )
-    return None
+            explained = [index for index in wrong if index in pairs]
+            if len(explained) < max(2, len(wrong) // 2) or not any(abs(b) > p.big for _, b in pairs.values()):
+                untold = True
+                continue
+            k, j = (1, 0) if step == 1 else (0, 1)
+            sign = "-" if step == 1 else "+"
+            return (
+                f"{p.name}: shifted by one {name}: your {name} k holds the engine's {name} k{sign}1\n"
+                f" (your {name} {k} is the engine's {name} {j}, and so on): an index off by one?"
+            )
+    return UNTOLD if untold else None
 
 
 def moved(p: Part) -> str | None:
-    """One amount in the wrong entry: what belongs at one place is at another (often its neighbour)."""
+    """One amount in the wrong entry: what belongs at one place is at another (often its neighbour).
+
+    Which place it belongs at: the one a fact names (the true token), else the one where the engine's
+    entry has the amount's sign and is the larger (the place that holds it).
+    """
     if len(p.wrong) != 2:
         return None
     a, b = p.wrong
     da, db = p.m[a][1] - p.e[a][1], p.m[b][1] - p.e[b][1]
     if abs(da + db) > 1e-7 * max(abs(da), abs(db)):
         return None
-    (src, dst) = (a, b) if db * (p.e[a][1] - p.m[a][1]) > 0 else (b, a)
+    noted = [k for k in (a, b) if any(p.layout.note(p.facts, p.name, ax, i) for ax, i in enumerate(p.e[k][0]))]
+
+    def holds(k: int) -> tuple[bool, float]:
+        amount = p.e[k][1] - p.m[k][1]
+        return (p.e[k][1] * amount > 0, abs(p.e[k][1]))
+
+    src = noted[0] if len(noted) == 1 else max((a, b), key=holds)
+    dst = b if src == a else a
     amount = p.e[src][1] - p.m[src][1]
-    ia, ib = p.e[src][0], p.e[dst][0]
-    near = sum(abs(x - y) for x, y in zip(ia, ib)) == 1
+    near = sum(abs(x - y) for x, y in zip(p.e[src][0], p.e[dst][0])) == 1
     return f"{p.name}: the {value_name(amount, p.sizes, p.defaults)} that belongs at {p.at(src)} is at {p.at(dst)}" + (
-        ", its neighbour: an index off by one?" if near else ""
+        ", its neighbour: an index off by one?" if near else "."
     )
 
 
@@ -466,7 +608,7 @@ def right_and_wrong(p: Part) -> str | None:
             right = _group_name(p, g, good[0], groups[good[0]])
         else:
             right = f"the other {plural(g.name)}" if len(good) > 4 else some(g.name, good, len(groups))
-        return f"{p.name}: wrong {what}{how}; right at {right}"
+        return sentence(f"{p.name}: wrong {what}{how}; right at {right}")
     return None
 
 
@@ -479,7 +621,7 @@ def _how_there(p: Part, there: list[int]) -> str:
         words, aside = p.times(c)
         return f", where yours is {words}{_aside(aside)}"
     d = [p.m[k][1] - p.e[k][1] for k in there]
-    if len(d) > 1 and max(d) - min(d) <= TOL / 10:
+    if len(d) > 1 and max(d) - min(d) <= p.tol:
         amount = value_name(abs(d[0]), p.sizes, p.defaults)
         return f", where yours is the engine's {'plus' if d[0] > 0 else 'minus'} {amount}"
     return ""
@@ -494,9 +636,9 @@ def reversed_order(p: Part) -> str | None:
             continue
         where = {index: v for index, v in p.e}
         flipped = [(v, where[(*i[:axis], n - 1 - i[axis], *i[axis + 1 :])]) for i, v in p.m]
-        if all(abs(a - b) <= TOL for a, b in flipped):
+        if all(abs(a - b) <= p.tol for a, b in flipped):
             first = f"your {name} 0 is its {name} {n - 1}, and so on"
-            return f"{p.name}: the engine's {plural(name)} in the opposite order: {first}"
+            return f"{p.name}: the engine's {plural(name)} in the opposite order: {first}."
     return None
 
 
@@ -507,38 +649,125 @@ def plus_an_argument(p: Part) -> str | None:
         if shape(value) != shape(p.engine):
             continue
         v = [x for _, x in entries(value)]
-        big = [k for k, x in enumerate(v) if abs(x) > 1e3 * TOL]
+        big = [k for k, x in enumerate(v) if abs(x) > 1e-9]
         if not big:
             continue
         c = d[big[0]] / v[big[0]]
-        if abs(c) > 1e-9 and all(abs(dk - c * x) <= TOL + 1e-7 * abs(dk) for dk, x in zip(d, v)):
+        if abs(c) > 1e-9 and all(abs(dk - c * x) <= p.tol + 1e-9 * abs(dk) for dk, x in zip(d, v)):
             if abs(c - 1) <= 1e-7:
-                return f"{p.name}: yours is the engine's plus {name}, your function's argument"
+                return f"{p.name}: yours is the engine's plus {name}, your function's argument."
             if abs(c + 1) <= 1e-7:
-                return f"{p.name}: yours is the engine's minus {name}, your function's argument"
+                return f"{p.name}: yours is the engine's minus {name}, your function's argument."
+            if not _nice(c, p.sizes, p.defaults):
+                continue
             words, aside = p.times(c)
-            return f"{p.name}: yours is the engine's plus {name} (your argument) times {fraction(c)}{_aside(aside)}"
+            return sentence(
+                f"{p.name}: yours is the engine's plus {name} (your argument) times {fraction(c)}{_aside(aside)}"
+            )
     return None
 
 
-DIAGNOSES: tuple[Callable[[Part], str | None], ...] = (shifted, reversed_order, nonzero_where_zero, floor_division)
-DIAGNOSES += (constant_factor, constant_offset, terms, plus_an_argument, moved, right_and_wrong)
+def close_not_exact(p: Part) -> str | None:
+    """Within a hair of the engine's everywhere, but not to the last bits: a numerical estimate."""
+    if not p.wrong or not p.scale:
+        return None
+    gap = max(abs(p.m[k][1] - p.e[k][1]) for k in p.wrong) / p.scale
+    moving = [k for k, (_, b) in enumerate(p.e) if abs(b) > p.big]
+    if gap > CLOSE or len(p.wrong) * 2 < max(2, len(moving)):
+        return None
+    return (
+        f"{p.name}: close, but not exact: every entry is within {gap:.1e} of the largest entry of the engine's,\n"
+        f" yet not within {RTOL_SHOWN}. A numerical estimate (finite differences)? The rule gives the exact numbers."
+    )
+
+
+def whole_numbers(p: Part) -> str | None:
+    """Only small whole numbers where the engine's are fractions: a mask, a local gradient or a count, without
+    the gradient g it should carry."""
+    values = {v for _, v in p.m}
+    if not p.wrong or not all(float(v).is_integer() and abs(v) <= 64 for v in values) or values <= {0}:
+        return None
+    if largest(p.mine) < 2 * largest(p.engine):  # whole numbers near the engine's own size say nothing
+        return None
+    if all(float(v).is_integer() for _, v in p.e):
+        return None
+    if values <= {0, 1}:
+        said = "only 0s and 1s: a mask (or a local gradient) alone"
+    else:
+        said = f"only whole numbers ({_and([fraction(v) for v in sorted(values)[:4]])}): counts, not gradients"
+    return f"{p.name}: yours holds {said}.\n Multiply by the gradient that arrives, g."
+
+
+def times_an_argument(p: Part) -> str | None:
+    """Yours is the engine's times one of the function's arguments, entry by entry: a factor too many (or too few)."""
+    if len(p.wrong) < 2:
+        return None
+    for name, value in p.given.items():
+        if shape(value) != shape(p.engine):
+            continue
+        a = [x for _, x in entries(value)]
+        for power, how in ((1, f"times {name}"), (-1, f"divided by {name}")):
+            if any(x == 0 for x in a) and power < 0:
+                continue
+            if all(p.close(m, e * x**power) for (_, m), (_, e), x in zip(p.m, p.e, a)):
+                return (
+                    f"{p.name}: every entry is the engine's {how}, your argument, entry by entry:\n"
+                    f" a factor {name} {'too many' if power > 0 else 'missing'}?"
+                )
+    return None
+
+
+def where_signs(p: Part) -> str | None:
+    """Wrong exactly where an argument of the same shape is positive, or negative: the test that went wrong."""
+    wrong = {p.e[k][0] for k in p.wrong}
+    if not wrong or len(wrong) == len(p.e):
+        return None
+    moving = {index for index, v in p.e if v != 0}
+    for name, value in p.given.items():
+        if shape(value) != shape(p.engine):
+            continue
+        for sign, test in (("< 0", lambda x: x < 0), ("> 0", lambda x: x > 0)):
+            there = {index for index, x in entries(value) if test(x)}
+            if there and (wrong == there or wrong == there & moving):
+                unit = plural(p.layout.axes[p.name][-1])
+                return f"{p.name}: wrong at exactly the {unit} where {name} {sign}, and right at the others."
+    return None
+
+
+Diagnosis = Callable[[Part], str | None]
+# said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
+CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, close_not_exact, floor_division)
+CRISP += (whole_numbers, times_an_argument)
+TERMS: tuple[Diagnosis, ...] = (one_term, terms, shifted, reversed_order, plus_an_argument)
+# where, on the first case missed
+LOCATED: tuple[Diagnosis, ...] = (any_factor, nonzero_where_zero, where_signs, zero_where_nonzero)
+LOCATED += (moved, right_and_wrong)
+PRECISE = CRISP + TERMS
+
+
+def first_fit(p: Part, diagnoses: Sequence[Callable[[Part], str | None]]) -> str | None:
+    for diagnosis in diagnoses:
+        said = diagnosis(p)
+        if said:
+            return said
+    return None
+
+
+def largest_difference(p: Part, first: bool) -> str:
+    """The entry furthest from the engine's, and by how much (first: the verdict's first line about the part)."""
+    k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
+    a, b = p.m[k][1], p.e[k][1]
+    lead = f"{p.name}: the largest" if first else "The largest"
+    return (
+        f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}\n"
+        f" (off by {abs(a - b):.1e}, more than {RTOL_SHOWN} of the largest entry, {p.tol:.1e})."
+    )
 
 
 def diagnose(p: Part) -> tuple[str, bool]:
-    """What is wrong with a part of equal shape: the first diagnosis that fits, then the largest difference;
-    and whether a diagnosis fitted (else the largest difference is all there is to say)."""
-    lines = []
-    for diagnosis in DIAGNOSES:
-        said = diagnosis(p)
-        if said:
-            lines.append(said)
-            break
-    k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
-    a, b = p.m[k][1], p.e[k][1]
-    prefix = "" if lines else f"{p.name}: "
-    lines.append(
-        f"{prefix}the largest difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}\n"
-        f" (off by {abs(a - b):.1e}, more than {TOL_SHOWN})"
-    )
-    return "\n ".join(lines), len(lines) > 1
+    """What is wrong with a part of equal shape, from its numbers alone: the first diagnosis that fits, then the
+    largest difference; and whether a diagnosis fitted (else the largest difference is all there is to say)."""
+    said = first_fit(p, PRECISE) or first_fit(p, LOCATED)
+    lines = [said] if said else []
+    lines.append(largest_difference(p, first=not said))
+    return "\n ".join(lines), bool(said)

@@ -1,16 +1,21 @@
-"""The recorded training steps the exercises' checkers take their cases from: the chapter's, and two others.
+"""The recorded training steps the exercises' checkers take their cases from: the chapter's, and three others.
 
 The chapter's step (the default model on "mignon") has T = 7, 27 tokens, n_embd = 16 and 4 heads of 4:
-an answer that writes one of those numbers in place of the size would pass on it. The other two steps
-change every such size, and the checkers take cases from all three:
+an answer that writes one of those numbers in place of the size would pass on it, and one that keeps
+only the first 7 positions (or 27 logits, or 16 entries) too. The other steps change every such size,
+below the chapter's and above it, one of them T alone (the chapter's model on a longer name), so that a
+size an answer gets wrong can be named:
 
-    the chapter's   "mignon"               T = 7   27 tokens   n_embd 16   4 heads of 4   block_size 16
-    second          "ada"                  T = 4   27 tokens   n_embd 12   2 heads of 6   block_size 8
-    third           "hassie"'s first step  T = 1    6 tokens   n_embd 6    3 heads of 2   block_size 4
+    the chapter's   "mignon"               T = 7   27 tokens   n_embd 16   4 heads of 4    block_size 16
+    longer          "evangelina"           T = 11  27 tokens   n_embd 16   4 heads of 4    block_size 16
+    wider           "mary-jo"              T = 8   31 tokens   n_embd 20   5 heads of 4    block_size 16
+    second          "ada"                  T = 4   27 tokens   n_embd 12   2 heads of 6    block_size 8
+    third           "hassie"'s first step  T = 1    6 tokens   n_embd 6    3 heads of 2    block_size 4
 
-"ada" reads the token 0 twice and predicts it twice (the first index, and a repeated token); every
-document ends on BOS, the last index. Each step is recorded once per interpreter, apart from the one the
-pages share (a reader's second backward() on that one cannot change a checker's answers).
+"ada" reads the token 0 twice and predicts it twice (the first index, and a repeated token); so do
+"evangelina" (a, e, n) and every document's end, BOS, the last index. Each step is recorded once per
+interpreter, apart from the one the pages share (a reader's second backward() on that one cannot change
+a checker's answers).
 """
 
 import functools
@@ -41,6 +46,23 @@ class Recording:
 def chapters() -> Recording:
     """The chapter's step, recorded again: first_step() without its shared cache."""
     return Recording("mignon", first_step.__wrapped__())
+
+
+@functools.cache
+def longer() -> Recording:
+    """The chapter's model on a name of 10 letters: T = 11, every other size the chapter's."""
+    tokenizer = Tokenizer.from_docs(load_docs(default_data_path()))
+    model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size))  # first_step()'s model: the same seed
+    return Recording("evangelina", _backward(record(model, tokenizer.encode("evangelina"))))
+
+
+@functools.cache
+def wider() -> Recording:
+    """A wider model with more heads and a vocabulary of 31 (the names' letters and " '-."): every size but d_h above
+    the chapter's (ada's heads are the wider ones)."""
+    tokenizer = Tokenizer.from_docs([*load_docs(default_data_path()), "mary-jo o'neil st."])
+    model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=20, n_head=5, block_size=16), seed=11)
+    return Recording("mary-jo", _backward(record(model, tokenizer.encode("mary-jo"))))
 
 
 @functools.cache
