@@ -46,6 +46,7 @@ from microgpt.course.diagnosis import (
     swapped,
     times,
 )
+from microgpt.train import cyclic_gc_paused
 
 __all__ = ["RTOL", "RTOL_SHOWN", "Case", "Frame", "Piece", "Slip", "Verdict", "check", "take_verdicts"]
 
@@ -548,7 +549,12 @@ CAP = 150  # changes tried that reach more parts than the wrong ones, at most (a
 
 
 def _one_line(piece: Piece, runs: list[Run], first: Run) -> str | None:
-    """The one line of the rule that, changed, gives the reader's answer on every case it runs on."""
+    """The one line of the rule that, changed, gives the reader's answer on every case it runs on.
+
+    A changed rule is tried on the cheapest case first, right or wrong (it must give the reader's answer on every
+    one), so that most changes are set aside at little cost; it must give it on a case the reader misses that is
+    not degenerate. Only the changes whose line reaches exactly the wrong parts are tried, then (at most CAP) those
+    whose line reaches more."""
     telling = [
         r for r in runs if r.mine is not None and r.wrong and not r.case.degenerate and not r.problem and _comparable(r)
     ]
@@ -561,10 +567,17 @@ def _one_line(piece: Piece, runs: list[Run], first: Run) -> str | None:
     wrong = frozenset(piece.parts[j] for j in screen.wrong)
     exact = [c for c in rule.changes if c.reach == wrong]
     wider = [c for c in rule.changes if c.reach > wrong][:CAP]
-    others = sorted((r for r in runs if r.mine is not None and _comparable(r)), key=_cost)
-    for change in exact + wider:  # (a reader's code that ran on a case, written as the changed rule, runs there too)
-        if _gives(change, piece, screen) and all(_gives(change, piece, r) is not False for r in others):
-            if first.case.degenerate or _gives(change, piece, first) is not False:
+    order = sorted((r for r in runs if r.mine is not None and not r.problem and _comparable(r)), key=_cost)
+    with cyclic_gc_paused():  # (the rule's tree and its changes are many objects, none of them garbage)
+        for change in exact + wider:  # (a reader's code that ran on a case, written as the changed rule, runs there)
+            fits, told = True, False
+            for run in order:
+                gave = _gives(change, piece, run)
+                if gave is False:
+                    fits = False
+                    break
+                told = told or (gave is True and run in telling)
+            if fits and told:
                 return _said(change, piece, first, wrong)
     return None
 
@@ -586,9 +599,13 @@ def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
     for sub in reversed(rule.substitutions):  # the last first: a value made from an earlier one changes with it
         if not sub.reach >= wrong:
             continue
-        found = {id(r): _value_for(sub, piece, r) for r in [screen, *(r for r in telling if r is not screen)]}
-        values = {k: v for k, v in found.items() if v is not None}
-        if len(values) < len(found):
+        values: dict[int, float] = {}
+        for r in [screen, *(r for r in telling if r is not screen)]:
+            value = _value_for(sub, piece, r, list(values.values()))
+            if value is None:
+                break
+            values[id(r)] = value
+        if len(values) < len(telling):
             continue
         shown = first if id(first) in values else screen
         theirs, computed = values[id(shown)], sub.run(None, *_frozen(shown.case))[1]
@@ -604,10 +621,11 @@ def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
     return None
 
 
-def _value_for(sub: variants.Substitution, piece: Piece, run: Run) -> float | None:
+def _value_for(sub: variants.Substitution, piece: Piece, run: Run, hints: Sequence[float] = ()) -> float | None:
     """The value of the substituted number that makes the rule give the reader's answer on this run, or None.
 
-    Found by the secant method on the entry where the answer is furthest from the engine's, then checked on every
+    Found by the secant method on the entry where the answer is furthest from the engine's, from the value the
+    rule computes, from values found on other cases (hints), and from a few multiples; then checked on every
     entry."""
     assert run.mine is not None
     mine = [v for part in run.mine for _, v in entries(part)]
@@ -618,22 +636,23 @@ def _value_for(sub: variants.Substitution, piece: Piece, run: Run) -> float | No
         out = as_parts(sub.run(value, *_frozen(run.case))[0], piece.parts)
         return [v for part in out for _, v in entries(part)][k] - mine[k]
 
-    try:
-        start = sub.run(None, *_frozen(run.case))[1]
-        a, b = start, start * 1.01 + 1e-6
-        fa, fb = gap(a), gap(b)
-        for _ in range(60):
-            if fb == fa:
-                return None
-            a, b, fa = b, b - fb * (b - a) / (fb - fa), fb
-            fb = gap(b)
-            if abs(fb) <= RTOL * max(abs(mine[k]), 1e-300):
-                break
-        out = as_parts(sub.run(b, *_frozen(run.case))[0], piece.parts)
-    except (ArithmeticError, ValueError, TypeError):
-        return None
-    if all(agrees(a_, m, s) for a_, m, s in zip(out, run.mine, run.case.scales)) and abs(b - start) > RTOL * abs(start):
-        return b
+    start = sub.run(None, *_frozen(run.case))[1]
+    for a in (start, *hints, 2 * start, start / 2, 10 * start, start / 10, -start):
+        try:
+            b = a * 1.01 + 1e-6
+            fa, fb = gap(a), gap(b)
+            for _ in range(40):
+                if fb == fa or abs(fb) <= RTOL * max(abs(mine[k]), 1e-300):
+                    break
+                a, b, fa = b, b - fb * (b - a) / (fb - fa), fb
+                fb = gap(b)
+            out = as_parts(sub.run(b, *_frozen(run.case))[0], piece.parts)
+        except (ArithmeticError, ValueError, TypeError):
+            continue
+        if abs(b - start) > RTOL * abs(start) and all(
+            agrees(x, m, s) for x, m, s in zip(out, run.mine, run.case.scales)
+        ):
+            return b
     return None
 
 

@@ -61,19 +61,24 @@ class Change:
     size: str = ""  # for a size written as the page's number: the size's name
     gloss: str = ""  # what the change suggests: "an index off by one?"
     how: str = ""  # the change in words, where "after where before belongs" says it badly: "without / n"
+    renamed: dict[str, str] = field(default_factory=dict)  # names said otherwise (a loop's, in one pass)
     run: Callable[..., Any] = field(default=lambda *args: None, repr=False, compare=False)
 
     @property
     def before(self) -> str:
         if not isinstance(self.old, str):
-            self.old = _text(self.old)
+            self.old = self.names(self.old)
         return self.old
 
     @property
     def after(self) -> str:
         if not isinstance(self.new, str):
-            self.new = _text(self.new)
+            self.new = self.names(self.new)
         return self.new
+
+    def names(self, node: ast.AST) -> str:
+        """The node as code, with a loop's names said as the pass's own (dqs for d_), for a change in one pass."""
+        return _renamed(node, self.renamed) if self.renamed else _text(node)
 
 
 # ---------------------------------------------------------------- reading the rule
@@ -232,7 +237,7 @@ def _num(value: float) -> ast.Constant:
 
 
 def _bin(left: ast.expr, op: ast.operator, right: ast.expr) -> ast.BinOp:
-    return ast.BinOp(copy.deepcopy(left), op, copy.deepcopy(right))
+    return ast.BinOp(left, op, right)
 
 
 def _name(name: str) -> ast.Name:
@@ -240,7 +245,7 @@ def _name(name: str) -> ast.Name:
 
 
 def _range(*args: ast.expr) -> ast.Call:
-    return ast.Call(_name("range"), [copy.deepcopy(a) for a in args], [])
+    return ast.Call(_name("range"), [a for a in args], [])
 
 
 def _renamed(node: ast.AST, names: dict[str, str]) -> str:
@@ -306,7 +311,7 @@ class _Sites:
         elif isinstance(node, ast.BinOp):
             self.binop(node)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            self.add(node, copy.deepcopy(node.operand), "term", "a sign?")
+            self.add(node, node.operand, "term", "a sign?")
             self.expression(node.operand)
         elif isinstance(node, ast.Call):
             self.call(node)
@@ -369,7 +374,7 @@ class _Sites:
         def access(name: str, idx: Sequence[ast.expr]) -> ast.expr:
             out: ast.expr = _name(name)
             for k, ix in enumerate(idx):
-                out = ast.Subscript(out, copy.deepcopy(ix), ctx if k == len(idx) - 1 else ast.Load())
+                out = ast.Subscript(out, ix, ctx if k == len(idx) - 1 else ast.Load())
             return out
 
         allowed = scope.local if store else set(scope.lists) - scope.writing
@@ -422,13 +427,13 @@ class _Sites:
         term = "" if whole else "a term left out?"
         sign = {ast.Add: "+", ast.Sub: "-"}.get(type(op), "")
         if isinstance(op, (ast.Add, ast.Sub)):
-            self.add(node, copy.deepcopy(left), "term", term, how=f"without {sign} {_text(right)}")
+            self.add(node, left, "term", term, how=f"without {sign} {_text(right)}")
             without = f"without {_text(left)} {sign}" if isinstance(op, ast.Add) else f"without {_text(left)}"
-            new = copy.deepcopy(right) if isinstance(op, ast.Add) else ast.UnaryOp(ast.USub(), copy.deepcopy(right))
+            new = right if isinstance(op, ast.Add) else ast.UnaryOp(ast.USub(), right)
             self.add(node, new, "term", term, how=without)
         if isinstance(op, ast.Mult):
-            self.add(node, copy.deepcopy(left), "term", "a factor left out?", how=f"without the factor {_text(right)}")
-            self.add(node, copy.deepcopy(right), "term", "a factor left out?", how=f"without the factor {_text(left)}")
+            self.add(node, left, "term", "a factor left out?", how=f"without the factor {_text(right)}")
+            self.add(node, right, "term", "a factor left out?", how=f"without the factor {_text(left)}")
         if isinstance(op, ast.Sub):
             self.add(node, _bin(right, ast.Sub(), left), "term", "a sign?")
             self.add(node, _bin(left, ast.Add(), right), "term", "a sign?")
@@ -437,7 +442,7 @@ class _Sites:
         if isinstance(op, ast.Mult):
             self.add(node, _bin(left, ast.Div(), right), "term")
         if isinstance(op, ast.Div):
-            self.add(node, copy.deepcopy(left), "term", "a division left out?", how=f"without / {_text(right)}")
+            self.add(node, left, "term", "a division left out?", how=f"without / {_text(right)}")
             self.add(node, _bin(left, ast.Mult(), right), "term")
             self.add(node, _bin(left, ast.FloorDiv(), right), "term", "floor division?")
         if isinstance(op, ast.FloorDiv):
@@ -451,7 +456,7 @@ class _Sites:
     def call(self, node: ast.Call) -> None:
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr in ("sqrt", "exp") and len(node.args) == 1:
-            self.add(node, copy.deepcopy(node.args[0]), "call", f"{f.attr} left out?")
+            self.add(node, node.args[0], "call", f"{f.attr} left out?")
         for arg in node.args:
             self.expression(arg)
 
@@ -460,12 +465,12 @@ class _Sites:
         if len(node.ops) == 1:
             (op,), (right,) = node.ops, node.comparators
             for new_op in swaps.get(type(op), ()):
-                self.add(node, ast.Compare(copy.deepcopy(node.left), [new_op()], [copy.deepcopy(right)]), "compare")
+                self.add(node, ast.Compare(node.left, [new_op()], [right]), "compare")
             for k, side in ((1, right), (0, node.left)):  # the bound side first: j == target - 1
                 if isinstance(side, ast.Name) and side.id in self.scope.ints:
                     for step in (ast.Sub(), ast.Add()):
                         moved = _bin(side, step, _num(1))
-                        pair = (moved, copy.deepcopy(right)) if k == 0 else (copy.deepcopy(node.left), moved)
+                        pair = (moved, right) if k == 0 else (node.left, moved)
                         self.add(node, ast.Compare(pair[0], [type(op)()], [pair[1]]), "index", "an index off by one?")
         self.expression(node.left)
         for c in node.comparators:
@@ -533,6 +538,7 @@ class Rule:
         self.comments = _comments(source)
         self.reach = reaches(fn, parts)
         self.globals = vars(references)
+        self.groups: dict[int, _Group] = {}  # the changes of each line, compiled together
         self.values = _final_locals(self.module, self.globals, page)
         self.first = {a.arg: 0 for a in fn.args.args}  # the line where each name first gets a value
         self.enclosing: dict[int, dict[str, ast.expr]] = {}  # each statement's range loops: index -> bound
@@ -641,22 +647,20 @@ class Rule:
             found.append(Substitution(name, self._role(stmt), self.reach.get(name, frozenset()), changed, self))
         return found
 
-    def _reach_of(self, stmt: ast.stmt, row: Sequence[str] = ()) -> frozenset[str]:
-        """The parts a line can change (row: in one pass of a loop over written-out names only, its names)."""
-        names = set(_defs(stmt))
-        if row:
-            aliases = dict(zip(self.passes[id(stmt)][0][3], row)) if self.passes.get(id(stmt)) else {}
-            direct = {aliases[n] for n in names if n in aliases}
-            return frozenset(p for p, out in zip(self.parts, self.outputs) if out in direct) | frozenset(
-                part for n in names - set(aliases) for part in self.reach.get(n, frozenset())
-            )
-        if isinstance(stmt, (ast.For, ast.If)):
-            for inner, _ in _statements(stmt.body):
-                names |= _defs(inner)
-        found: frozenset[str] = frozenset()
-        for n in names:
-            found |= self.reach.get(n, frozenset())
-        return found
+    def _reach_of(self, stmt: ast.stmt, row: dict[str, str] | None = None) -> frozenset[str]:
+        """The parts a line can change (a loop: the lines in it too). row: in one pass of a loop over written-out
+        names only, each of the loop's names -> the name it stands for in that pass."""
+        lines = [stmt, *(s for s, _ in _statements(stmt.body))] if isinstance(stmt, (ast.For, ast.If)) else [stmt]
+        names: set[str] = set()
+        for line in lines:
+            if not (isinstance(line, ast.For) and _range_bound(line.iter) is not None):  # an index is a place
+                names |= _defs(line)
+        if row is None:
+            return frozenset(part for n in names for part in self.reach.get(n, frozenset()))
+        direct = {row[n] for n in names if n in row}
+        return frozenset(p for p, out in zip(self.parts, self.outputs) if out in direct) | frozenset(
+            part for n in names - set(row) for part in self.reach.get(n, frozenset())
+        )
 
     def _scope(self, stmt: ast.stmt) -> _Scope:
         first, values = self.first, self.values
@@ -701,7 +705,7 @@ class Rule:
             for new, gloss in news:
                 stmt = ast.parse(f"{a} = {new}").body[0]
                 change = Change("argument", f"the argument {a}", a, new, 0, self.reach.get(a, frozenset()), gloss=gloss)
-                found.append(self._made(change, insert=stmt))
+                found.append(self._made(change, None, insert=stmt))
         for stmt, _ in _statements(self.fn.body):
             scope = self._scope(stmt)
             if isinstance(stmt, (ast.Return, ast.ImportFrom, ast.Import)) or _allocation(stmt):
@@ -729,52 +733,64 @@ class Rule:
         elif isinstance(stmt, ast.Expr):
             sites.expression(stmt.value)
         role, reach = self._role(stmt), self._reach_of(stmt)
+        rows: dict[int, frozenset[str]] = {}  # a change inside one row of a loop's written-out names: that pass's
+        if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Tuple) and isinstance(stmt.iter, ast.Tuple):
+            aliases = [_text(t) for t in stmt.target.elts]
+            for written in stmt.iter.elts:
+                row_reach = self._reach_of(stmt, dict(zip(aliases, [_text(n) for n in getattr(written, "elts", [])])))
+                rows.update({id(node): row_reach for node in ast.walk(written)})
         found = []
+        mentioned = _names(stmt) | _names(stmt, ast.Store)
+        passes = {  # each pass of a loop over written-out names: what it can change
+            row: self._reach_of(stmt, dict(zip(aliases, names)))
+            for _, row, names, aliases in self.passes.get(id(stmt), ())
+        }
         target_nodes = {
             id(n) for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t for n in ast.walk(t)
         }
         for old, new, kind, gloss, size, how in sites.found:
-            change = Change(kind, role, old, new, stmt.lineno, reach, size=size, gloss=gloss, how=how)
-            found.append(self._made(change, swap=(old, new)))
+            change = Change(
+                kind, role, old, new, stmt.lineno, rows.get(id(old), reach), size=size, gloss=gloss, how=how
+            )
+            found.append(self._made(change, stmt, swap=(old, new)))
             if id(old) in target_nodes or not isinstance(old, ast.expr) or not isinstance(new, ast.expr):
                 continue
             for first, row, names, aliases in self.passes.get(id(stmt), ()):  # in one pass of the loop only
-                guarded = ast.IfExp(
-                    ast.Compare(_name(first), [ast.Is()], [_name(row)]), copy.deepcopy(new), copy.deepcopy(old)
-                )
+                guarded = ast.IfExp(ast.Compare(_name(first), [ast.Is()], [_name(row)]), new, old)
                 named = dict(zip(aliases, names))  # said with the pass's own names: dqs for d_
-                used = [named[n] for n in aliases if n in _names(stmt) | _names(stmt, ast.Store)]
+                used = [named[n] for n in aliases if n in mentioned]
                 one = Change(
                     kind,
                     f"{role}, for {' and '.join(used)}",
-                    _renamed(old, named),
-                    _renamed(new, named),
+                    old,
+                    new,
                     stmt.lineno,
-                    self._reach_of(stmt, names),
+                    passes[row],
                     size=size,
                     gloss=gloss,
                     how=how,
+                    renamed=named,
                 )
-                found.append(self._made(one, swap=(old, guarded)))
+                found.append(self._made(one, stmt, swap=(old, guarded)))
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             for new_stmt, gloss in (
                 (
-                    ast.Assign([copy.deepcopy(stmt.target)], copy.deepcopy(stmt.value)),
+                    ast.Assign([stmt.target], stmt.value),
                     "each pass replaces the sum so far?",
                 ),
-                (ast.AugAssign(copy.deepcopy(stmt.target), ast.Sub(), copy.deepcopy(stmt.value)), "a sign?"),
+                (ast.AugAssign(stmt.target, ast.Sub(), stmt.value), "a sign?"),
             ):
                 ast.fix_missing_locations(ast.copy_location(new_stmt, stmt))
                 change = Change("accumulate", role, stmt, new_stmt, stmt.lineno, reach, gloss=gloss)
-                found.append(self._made(change, swap=(stmt, new_stmt)))
+                found.append(self._made(change, stmt, swap=(stmt, new_stmt)))
         for alternative in references.ALTERNATIVES.get((self.name, target_name), ()):
             other = ast.parse(alternative).body[0]
             assert isinstance(stmt, ast.Assign) and isinstance(other, ast.Assign)
             change = Change("alternative", role, stmt.value, other.value, stmt.lineno, reach)
-            found.append(self._made(change, swap=(stmt, other)))
+            found.append(self._made(change, stmt, swap=(stmt, other)))
         if not isinstance(stmt, (ast.For, ast.If)) and self._in_loop_with_others(stmt):
             change = Change("line", role, stmt, "", stmt.lineno, reach, gloss="a line left out?")
-            found.append(self._made(change, swap=(stmt, ast.Pass())))
+            found.append(self._made(change, stmt, swap=(stmt, ast.Pass())))
         return found
 
     def _in_loop_with_others(self, stmt: ast.stmt) -> bool:
@@ -784,18 +800,23 @@ class Rule:
         return False
 
     def _made(
-        self, change: Change, swap: tuple[ast.AST, ast.AST] | None = None, insert: ast.stmt | None = None
+        self,
+        change: Change,
+        stmt: ast.stmt | None,
+        swap: tuple[ast.AST, ast.AST] | None = None,
+        insert: ast.stmt | None = None,
     ) -> Change:
-        """The change with its run(): the rule compiled with the change made (once, when first run)."""
-        rule = self
-
-        @functools.cache
-        def compiled() -> Callable[..., Any]:
-            with _Changed(rule.fn, swap, insert, rule.parents):
-                return rule.compiled()
+        """The change with its run(). The changes of one line are compiled together, once, when the first of them
+        runs: one function in which that line is a choice between its changed versions, made by a number."""
+        key = id(stmt) if stmt is not None else 0
+        group = self.groups.setdefault(key, _Group(stmt))
+        number = len(group.made)
+        group.made.append((swap, insert))
 
         def run(*args: Any) -> Any:
-            return compiled()(*args)
+            function, namespace = group.compiled(self)
+            namespace["_change"] = number
+            return function(*args)
 
         change.run = run
         return change
@@ -822,8 +843,76 @@ class Substitution:
         return self.function(*args), seen[0]
 
 
+class _Group:
+    """The changes of one line of a rule (or, for stmt None, the arguments'): compiled into one function."""
+
+    def __init__(self, stmt: ast.stmt | None) -> None:
+        self.stmt = stmt
+        self.made: list[tuple[tuple[ast.AST, ast.AST] | None, ast.stmt | None]] = []
+        self.function: tuple[Callable[..., Any], dict[str, Any]] | None = None
+
+    def compiled(self, rule: "Rule") -> tuple[Callable[..., Any], dict[str, Any]]:
+        if self.function is None:
+            versions: list[ast.stmt] = []
+            for swap, insert in self.made:
+                if insert is not None:
+                    versions.append(insert)
+                    continue
+                assert self.stmt is not None and swap is not None
+                if not hasattr(swap[1], "lineno"):  # a node made for the change: where it stands
+                    ast.fix_missing_locations(ast.copy_location(swap[1], swap[0]))
+                version = _swapped(self.stmt, swap, rule.parents)
+                assert isinstance(version, ast.stmt)
+                versions.append(version)
+            original: list[ast.stmt] = [ast.Pass()] if self.stmt is None else [self.stmt]
+            choice = _choice(versions, 0, len(versions), original)
+            with _Changed(rule.fn, None, None, rule.parents, replace=(self.stmt, choice)):
+                namespace: dict[str, Any] = dict(rule.globals)
+                exec(compile(rule.module, f"<{rule.name}, one line changed>", "exec"), namespace)  # noqa: S102
+            self.function = namespace[rule.name], namespace
+        return self.function
+
+
+def _swapped(
+    stmt: ast.stmt, swap: tuple[ast.AST, ast.AST], parents: dict[int, tuple[ast.AST, str, int | None]]
+) -> ast.AST:
+    """The statement with one node in it replaced: the nodes from the statement down to it copied (shallowly), the
+    rest shared with the rule's own tree, which is left as it was."""
+    old, new = swap
+    if old is stmt:
+        return new
+    path = []  # (parent, field, index) from the changed node up to the statement
+    node: ast.AST = old
+    while node is not stmt:
+        parent, field, k = parents[id(node)]
+        path.append((parent, field, k))
+        node = parent
+    replacement = new
+    for parent, field, k in path:  # rebuild upwards: each parent copied, with the copy of its child in place
+        copied = copy.copy(parent)
+        if k is None:
+            setattr(copied, field, replacement)
+        else:
+            items = list(getattr(parent, field))
+            items[k] = replacement
+            setattr(copied, field, items)
+        replacement = copied
+    return replacement
+
+
+def _choice(versions: list[ast.stmt], start: int, stop: int, original: list[ast.stmt]) -> ast.stmt:
+    """if _change == k: version k, as a balanced tree of ifs on _change over versions[start:stop]."""
+    if stop - start == 1:
+        test = ast.Compare(_name("_change"), [ast.Eq()], [_num(start)])
+        return ast.If(test, [versions[start]], original)
+    middle = (start + stop) // 2
+    test = ast.Compare(_name("_change"), [ast.Lt()], [_num(middle)])
+    return ast.If(test, [_choice(versions, start, middle, original)], [_choice(versions, middle, stop, original)])
+
+
 class _Changed:
-    """Make one change in the rule's tree while compiling it, and undo it after."""
+    """Make one change in the rule's tree (swap a node, insert a first line, or put a choice in a line's place)
+    while compiling it, and undo it after."""
 
     def __init__(
         self,
@@ -831,8 +920,15 @@ class _Changed:
         swap: tuple[ast.AST, ast.AST] | None,
         insert: ast.stmt | None,
         parents: dict[int, tuple[ast.AST, str, int | None]],
+        replace: tuple[ast.stmt | None, ast.stmt] | None = None,
     ) -> None:
         self.fn, self.swap, self.insert, self.parents = fn, swap, insert, parents
+        if replace is not None:
+            stmt, choice = replace
+            if stmt is None:
+                self.insert = choice
+            else:
+                self.swap = (stmt, choice)
         self.undo: Callable[[], None] = lambda: None
 
     def __enter__(self) -> None:
@@ -844,7 +940,8 @@ class _Changed:
             return
         assert self.swap is not None
         old, new = self.swap
-        ast.fix_missing_locations(ast.copy_location(new, old))
+        if not hasattr(new, "lineno"):
+            ast.fix_missing_locations(ast.copy_location(new, old))
         parent, name, k = self.parents[id(old)]
         if k is None:
             setattr(parent, name, new)
