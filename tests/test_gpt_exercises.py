@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from microgpt.course import capstone, checkers, pieces
+from microgpt.course import capstone, checkers, pieces, references
 from microgpt.course.checking import RTOL, RTOL_SHOWN, as_parts, check
 from microgpt.course.diagnosis import agrees, entries, shape
 from microgpt.course.exercises import first_step, grad
@@ -414,3 +414,118 @@ def test_training_with_a_piece_that_raises_stops_at_that_step_and_names_it(monke
     training = capstone.side_by_side(config, [short, long, short], steps=3)
     assert len(training.rows) == 2 and math.isnan(training.rows[1][1]), "the second step has no manual loss"
     assert training.first_difference.startswith("at step 2, attention_head_backward, a piece of yours, returned")
+
+
+# ---------------------------------------------------------------- the tolerance, both ways
+
+
+def _softmax(z):
+    e = [math.exp(v - max(z)) for v in z]
+    return [v / sum(e) for v in e]
+
+
+def _central(f, x, h):
+    out = []
+    for i in range(len(x)):
+        up, down = list(x), list(x)
+        up[i] += h
+        down[i] -= h
+        out.append((f(up) - f(down)) / (2 * h))
+    return out
+
+
+def _richardson(f, x):
+    """Central differences at h and h/2, extrapolated: the last digits a numerical estimate can reach."""
+    a, b = _central(f, x, 1e-3), _central(f, x, 5e-4)
+    return [(4 * v - u) / 3 for u, v in zip(a, b)]
+
+
+def _rms_loss(g):
+    return lambda x: sum(gi * xi * (sum(v * v for v in x) / len(x) + 1e-5) ** -0.5 for gi, xi in zip(g, x))
+
+
+ESTIMATES = {
+    "cross_entropy_backward": lambda estimate: (
+        lambda p, t, T: estimate(lambda z: -math.log(_softmax(z)[t]) / T, [math.log(v) for v in p])
+    ),
+    "softmax_backward": lambda estimate: (
+        lambda w, gm: estimate(lambda s: sum(a * b for a, b in zip(gm, _softmax(s))), [math.log(v) for v in w])
+    ),
+    "rmsnorm_backward": lambda estimate: lambda x, g: estimate(_rms_loss(g), x),
+}
+
+
+@pytest.mark.parametrize("name", ESTIMATES)
+@pytest.mark.parametrize(
+    "estimate",
+    [lambda f, x: _central(f, x, 1e-5), lambda f, x: _central(f, x, 1e-6), _richardson],
+    ids=["h=1e-5", "h=1e-6", "richardson"],
+)
+def test_a_numerical_estimate_is_refused_and_said_to_be_close_but_not_exact(name, estimate):
+    answer = ESTIMATES[name](estimate)
+    piece = checkers.PIECES[name]
+    assert max(relative_gap(piece, case, answer(*case.args)) for case in piece.cases()) > 5 * RTOL
+    verdict = check(piece, answer)
+    assert not verdict.ok and "close, but not exact" in verdict.text and "A numerical estimate" in verdict.text
+
+
+def _reordered(name):
+    """The solution written another way: sums in another order (fsum, reversed), factors moved."""
+
+    def ce(p, t, T):
+        return [pj / T - (1 / T if j == t else 0.0) for j, pj in enumerate(p)]
+
+    def lin(x, w, g):
+        return [[xj * gi for xj in x] for gi in g], [
+            math.fsum(g[i] * w[i][j] for i in reversed(range(len(g)))) for j in range(len(x))
+        ]
+
+    def rms(x, g):
+        n = len(x)
+        r = 1 / math.sqrt(math.fsum(v * v for v in reversed(x)) / n + 1e-5)
+        gx = math.fsum(a * b for a, b in zip(g, x))
+        return [r * (gi - r * r * gx / n * xi) for gi, xi in zip(g, x)]
+
+    def sm(w, gm):
+        n = len(w)
+        return [sum(gm[u] * (w[t] * (1 - w[t]) if u == t else -w[t] * w[u]) for u in range(n)) for t in range(n)]
+
+    def head(qs, ks, vs, gs):
+        T, d = len(qs), len(qs[0])
+        c = d**-0.5
+        dq, dk, dv = ([[0.0] * d for _ in qs] for _ in range(3))
+        for i in reversed(range(T)):
+            q = [a * c for a in qs[i]]
+            w = _softmax([sum(a * b for a, b in zip(q, ks[t])) for t in range(i + 1)])
+            ds = sm(w, [sum(a * b for a, b in zip(gs[i], vs[t])) for t in range(i + 1)])
+            for t in reversed(range(i + 1)):
+                for j in range(d):
+                    dq[i][j] += ds[t] * c * ks[t][j]
+                    dk[t][j] += c * (ds[t] * qs[i][j])
+                    dv[t][j] += gs[i][j] * w[t]
+        return dq, dk, dv
+
+    def emb(rows, used, grads):
+        d = [[0.0] * len(grads[0]) for _ in range(rows)]
+        for i, g in reversed(list(zip(used, grads))):
+            for j in range(len(g)):
+                d[i][j] += g[j]
+        return d
+
+    return {
+        "cross_entropy_backward": ce,
+        "linear_backward": lin,
+        "relu_backward": lambda h, g: [gi * (hi > 0) for hi, gi in zip(h, g)],
+        "rmsnorm_backward": rms,
+        "softmax_backward": sm,
+        "attention_head_backward": head,
+        "attention_backward": references.attention_backward,
+        "embedding_backward": emb,
+    }[name]
+
+
+@pytest.mark.parametrize("name", checkers.PIECES)
+def test_a_right_answer_written_another_way_passes_far_inside_the_tolerance(name):
+    piece, answer = checkers.PIECES[name], _reordered(name)
+    assert check(piece, answer).ok
+    assert max(relative_gap(piece, case, answer(*copy.deepcopy(case.args))) for case in piece.cases()) < RTOL / 100

@@ -623,13 +623,52 @@ def test_an_answer_that_memorised_the_pages_step_is_refused(name):
 
 
 @pytest.mark.parametrize("name", P)
-def test_every_size_of_a_piece_takes_at_least_two_values_across_its_cases(name):
+def test_every_size_of_a_piece_takes_values_below_and_above_the_pages(name):
+    """A size written as the page's number fails where it is smaller (an index out of range) or larger (a loop, a
+    slice such as qs[:7], cut short): every whole size of every piece takes both, T more than 7 among them."""
     piece = P[name]
     sizes = [piece.sizes(*case.args) for case in piece.cases()]
-    for size in sizes[0]:
+    for size, page in sizes[0].items():
         assert len({round(s[size], 9) for s in sizes}) >= 2, (name, size)
+        if isinstance(page, int) and page > 1:
+            assert min(s[size] for s in sizes) < page < max(s[size] for s in sizes), (name, size)
     if "T" in sizes[0]:
-        assert {s["T"] for s in sizes} >= {1, 7} and len({s["T"] for s in sizes}) >= 3, name
+        assert {s["T"] for s in sizes} >= {1, 7} and max(s["T"] for s in sizes) > 7, name
+
+
+@pytest.mark.parametrize("name", P)
+def test_the_second_case_has_the_pages_sizes_and_other_numbers(name):
+    """So that an answer right on the page's step and wrong on the next one kept something from its first call."""
+    first, second = P[name].cases()[:2]
+    ints = {k: v for k, v in P[name].sizes(*first.args).items() if isinstance(v, int)}
+    assert ints == {k: v for k, v in P[name].sizes(*second.args).items() if isinstance(v, int)}
+    assert first.args != second.args
+
+
+def test_relus_cases_hold_pre_activations_a_hair_either_side_of_zero():
+    hs = [h for case in P["relu_backward"].cases() for h in case.args[0]]
+    assert {1e-15, -1e-15, 1e-6, -1e-6} <= set(hs) and 0.0 not in hs, "(>= 0 and > 0 are both right: no h is 0)"
+    assert check(P["relu_backward"], lambda h, g: [gi if hi > 1e-12 else 0.0 for hi, gi in zip(h, g)]).ok is False
+    assert check(P["relu_backward"], lambda h, g: [gi if hi >= 0 else 0.0 for hi, gi in zip(h, g)]).ok
+
+
+@pytest.mark.parametrize(
+    ("name", "truncated"),
+    [
+        ("cross_entropy_backward", lambda p, t, T: pieces.cross_entropy_backward(p[:27], t, T)),
+        ("softmax_backward", lambda w, gm: pieces.softmax_backward(w[:7], gm[:7])),
+        (
+            "attention_head_backward",
+            lambda qs, ks, vs, gs: pieces.attention_head_backward(qs[:7], ks[:7], vs[:7], gs[:7]),
+        ),
+        ("relu_backward", lambda h, g: pieces.relu_backward(h[:64], g[:64])),
+        ("rmsnorm_backward", lambda x, g: pieces.rmsnorm_backward(x[:16], g[:16])),
+        ("embedding_backward", lambda rows, used, grads: pieces.embedding_backward(rows, used[:7], grads[:7])),
+    ],
+)
+def test_an_answer_that_keeps_only_the_pages_first_entries_is_refused(name, truncated):
+    verdict = check(P[name], truncated)
+    assert not verdict.ok and not verdict.text.startswith("✗ case 1 of"), verdict.text
 
 
 def test_the_cases_vary_heads_widths_shapes_and_targets_both_ways():
@@ -645,3 +684,24 @@ def test_the_cases_vary_heads_widths_shapes_and_targets_both_ways():
     assert len({t for t, _ in targets}) < len(targets), "a target repeated"
     used = [c.args[1] for c in P["embedding_backward"].cases()]
     assert any(len(set(u)) < len(u) for u in used) and any(0 in u for u in used)
+
+
+def _sentence_ends(text):
+    """The lines of a verdict that end a sentence: each before a line that starts one (with a capital letter), and
+    the last; a raise's lines quote Python and are left out."""
+    lines = [line for line in text.split("\n") if " raised " not in line and not line.startswith(" at line ")]
+    return [line for line, after in zip(lines, [*lines[1:], " End"]) if after.strip()[:1].isupper()]
+
+
+@pytest.mark.parametrize("name", P)
+def test_every_line_of_a_verdict_ends_a_sentence(name):
+    """A review found "...has its sign flipped\\n the largest difference is at entry 1" running on."""
+    import test_gpt_exercises_one_line_slips as one_line
+    import test_gpt_exercises_reviewed_slips as reviewed
+
+    wrongs = [w for n, w, *_ in INVENTED + one_line.ONE_LINE + reviewed.REVIEWED if n == name]
+    wrongs += [slip.wrong for slip in P[name].slips.values()]
+    for wrong in wrongs:
+        text = check(P[name], wrong).text
+        for line in _sentence_ends(text):
+            assert line.endswith((".", "?", ":")), (getattr(wrong, "__name__", "a slip"), line)

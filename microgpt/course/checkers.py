@@ -21,7 +21,7 @@ from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
 from microgpt.course.diagnosis import Family, Grouping, Layout
 from microgpt.course.exercises import data, grad
-from microgpt.course.recordings import Recording, chapters, longer, second, third, wider
+from microgpt.course.recordings import Recording, another, chapters, longer, second, third, wider
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
 
@@ -995,6 +995,7 @@ def _embedding_cases() -> list[Case]:
     cases = []
     for rec, table in (
         (chapters(), "wte"),
+        (another(), "wte"),
         (chapters(), "wpe"),
         (longer(), "wte"),
         (wider(), "wte"),

@@ -386,7 +386,7 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
     said = copied(piece.parts, mine, case.engine, case.scales)
     if not said and not case.degenerate:
         others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
-        said = _same_factor(piece, first, parts)
+        said = _same_factor(piece, first, parts)  # several results off by one factor: which, and where
         for diagnoses in (CRISP, TERMS):
             for j in order:
                 said = said or _everywhere(piece, parts[j], others, j, diagnoses)

@@ -470,8 +470,11 @@ def one_term(p: Part) -> str | None:
                     edge = " (the last)" if k == len(columns) - 1 else " (the first)" if k == 0 else ""
                     return f"{p.name}: {family.what}; in yours, the term of {which}{edge} {how}."
         n = len(columns)
+        telling = sum(max(map(abs, col), default=0.0) > p.big for col in columns)
         for m in range(2, n):  # a run of terms at one end missing: a loop that starts late or stops early
             for run, where in ((range(n - m, n), "last"), (range(m), "first")):
+                if sum(max(map(abs, columns[k]), default=0.0) > p.big for k in run) >= telling:
+                    continue  # every term that counts: the whole sum is missing, said as that
                 total = [sum(columns[k][i] for k in run) for i in range(len(d))]
                 if max(map(abs, total)) > p.big and all(abs(x + y) <= p.tol for x, y in zip(d, total)):
                     return f"{p.name}: {family.what}; in yours, its {where} {m} terms are missing."
@@ -687,9 +690,8 @@ def whole_numbers(p: Part) -> str | None:
     values = {v for _, v in p.m}
     if not p.wrong or not all(float(v).is_integer() and abs(v) <= 64 for v in values) or values <= {0}:
         return None
-    if largest(p.mine) < 2 * largest(p.engine):  # whole numbers near the engine's own size say nothing
-        return None
-    if all(float(v).is_integer() for _, v in p.e):
+    fractions = [v for _, v in p.e if v != 0]
+    if sum(not float(v).is_integer() for v in fractions) * 2 < len(fractions):  # the engine's are whole too
         return None
     if values <= {0, 1}:
         said = "only 0s and 1s: a mask (or a local gradient) alone"

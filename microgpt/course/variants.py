@@ -63,6 +63,7 @@ class Change:
     how: str = ""  # the change in words, where "after where before belongs" says it badly: "without / n"
     renamed: dict[str, str] = field(default_factory=dict)  # names said otherwise (a loop's, in one pass)
     run: Callable[..., Any] = field(default=lambda *args: None, repr=False, compare=False)
+    made: tuple[Any, Any] = field(default=(None, None), repr=False, compare=False)  # (swap, insert): how it is made
 
     @property
     def before(self) -> str:
@@ -288,8 +289,9 @@ def _text(node: ast.AST) -> str:
 class _Sites:
     """The one-token changes of one statement, as (node, replacement, kind, gloss, size)."""
 
-    def __init__(self, scope: _Scope) -> None:
+    def __init__(self, scope: _Scope, written: set[int] | None = None) -> None:
         self.scope = scope
+        self.written = written or set()  # the nodes of names the line writes into through another name
         self.found: list[tuple[ast.AST, ast.AST, str, str, str, str]] = []
 
     def add(self, old: ast.AST, new: ast.AST, kind: str, gloss: str = "", size: str = "", how: str = "") -> None:
@@ -349,8 +351,8 @@ class _Sites:
 
     def name(self, node: ast.Name) -> None:
         scope, name = self.scope, node.id
-        if name in scope.lists:  # a whole list: another of its shape
-            for other in sorted(scope.lists):
+        if name in scope.lists:  # a whole list: another of its shape (one the rule made, if it is written into)
+            for other in sorted(scope.local if id(node) in self.written else scope.lists):
                 if other != name and scope.lists[other] == scope.lists[name]:
                     self.add(node, _name(other), "operand")
         elif name in scope.floats:
@@ -715,7 +717,7 @@ class Rule:
         return sorted(found, key=lambda c: (order[c.kind], c.line))
 
     def _changes_of(self, stmt: ast.stmt, scope: _Scope) -> list[Change]:
-        sites = _Sites(scope)
+        sites = _Sites(scope, self._written_through(stmt))
         target_name = ""
         if isinstance(stmt, ast.For):
             sites.iterable(stmt.iter)
@@ -793,6 +795,15 @@ class Rule:
             found.append(self._made(change, stmt, swap=(stmt, ast.Pass())))
         return found
 
+    def _written_through(self, stmt: ast.stmt) -> set[int]:
+        """In a loop over written-out names (for w_, dw_ in ((wq, dwq), ...)), the names written into through
+        the loop's own (dwq, through dw_): replaced only by lists the rule makes, never by an argument."""
+        if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Tuple) and isinstance(stmt.iter, ast.Tuple)):
+            return set()
+        filled = {n for inner, _ in _statements(stmt.body) if not _plain_assignment(inner) for n in _defs(inner)}
+        slots = [k for k, t in enumerate(stmt.target.elts) if isinstance(t, ast.Name) and t.id in filled]
+        return {id(row.elts[k]) for row in stmt.iter.elts if isinstance(row, ast.Tuple) for k in slots}
+
     def _in_loop_with_others(self, stmt: ast.stmt) -> bool:
         for node in ast.walk(self.fn):
             if isinstance(node, ast.For) and any(s is stmt for s in node.body):
@@ -818,7 +829,7 @@ class Rule:
             namespace["_change"] = number
             return function(*args)
 
-        change.run = run
+        change.run, change.made = run, (swap, insert)
         return change
 
 
