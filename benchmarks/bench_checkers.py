@@ -5,11 +5,12 @@ verdict. The same code runs in a fresh CPython and in a fresh Pyodide (the site'
 run by Node: the same WebAssembly build the page's worker runs, with the wheel the site serves; CPython with
 the package as installed):
 
-    recording   the three recorded steps the cases come from (once per Python, by the first checker)
+    recording   the six recorded steps the cases come from (once per Python, by the first checker)
     first       a checker's first run on the solution: its cases made (the engine's answers), then checked
     again       the same check once more: the cases are kept, so this is the wait on every later Run
-    all wrong   an answer wrong everywhere by no rule: every case is run, every known slip tried, and
-                every miss described (the longest a verdict can take)
+    all wrong   an answer wrong everywhere by no rule: every case is run, every known slip tried, every
+                one-line change of the rule that reaches every result tried, and the miss described
+    one wrong   the same, wrong in its first result only (the most one-line changes to try, for attention)
 
 Usage: .venv/bin/python benchmarks/bench_checkers.py [SITE_DIR]   (default: $MICROGPT_BUILT_SITE or site/).
 Needs Node and the site built after `npm ci`. These machines are shared: read the ratios, beside the load
@@ -33,15 +34,15 @@ import json, random, time
 started = time.perf_counter()
 from microgpt.course import checkers, pieces
 from microgpt.course.checking import check
-from microgpt.course.recordings import chapters, second, third
+from microgpt.course.recordings import another, chapters, longer, second, third, wider
 
 imported = time.perf_counter() - started
 started = time.perf_counter()
-chapters(), second(), third()
+chapters(), another(), longer(), wider(), second(), third()
 recorded = time.perf_counter() - started
 
 
-def wrong_everywhere(solution):
+def wrong(solution, only_first=False):
     rng = random.Random(0)
 
     def shake(v):
@@ -49,7 +50,9 @@ def wrong_everywhere(solution):
 
     def answer(*args):
         out = solution(*args)
-        return tuple(shake(part) for part in out) if isinstance(out, tuple) else shake(out)
+        if not isinstance(out, tuple):
+            return shake(out)
+        return tuple(shake(part) if k == 0 or not only_first else part for k, part in enumerate(out))
 
     return answer
 
@@ -58,7 +61,7 @@ rows = {}
 for name, piece in checkers.PIECES.items():
     solution = getattr(pieces, name)
     times = [time.perf_counter()]
-    for answer in (solution, solution, wrong_everywhere(solution)):
+    for answer in (solution, solution, wrong(solution), wrong(solution, only_first=True)):
         check(piece, answer)
         times.append(time.perf_counter())
     rows[name] = [b - a for a, b in zip(times, times[1:])]
@@ -106,16 +109,17 @@ def main() -> None:
         pyodide, node = in_pyodide(code, wheel, work)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"CPython {sys.version.split()[0]} beside Pyodide (Node {node}); ms, and Pyodide / CPython")
-    print(f"{'':26}{'CPython':>30}{'Pyodide':>30}{'ratio':>8}")
-    print(f"{'':26}{'first   again  all wrong':>30}{'first   again  all wrong':>30}")
+    print(f"{'':26}{'CPython':>36}{'Pyodide':>36}{'ratio':>8}")
+    heads = "first   again  all wrong  one wrong"
+    print(f"{'':26}{heads:>36}{heads:>36}")
     for what in ("imported", "recorded"):
         c, p = 1000 * cpython[what], 1000 * pyodide[what]
-        print(f"{what:26}{c:8.0f}{'':22}{p:8.0f}{'':22}{p / c:8.2f}")
+        print(f"{what:26}{c:8.0f}{'':28}{p:8.0f}{'':28}{p / c:8.2f}")
     for name, c_row in cpython["rows"].items():
         p_row = pyodide["rows"][name]
-        c = "".join(f"{1000 * v:8.0f}" for v in c_row)
-        p = "".join(f"{1000 * v:8.0f}" for v in p_row)
-        print(f"{name:26}{c:>30}{p:>30}{sum(p_row) / sum(c_row):8.2f}")
+        c = "".join(f"{1000 * v:9.0f}" for v in c_row)
+        p = "".join(f"{1000 * v:9.0f}" for v in p_row)
+        print(f"{name:26}{c:>36}{p:>36}{sum(p_row) / sum(c_row):8.2f}")
 
 
 if __name__ == "__main__":

@@ -529,3 +529,16 @@ def test_a_right_answer_written_another_way_passes_far_inside_the_tolerance(name
     piece, answer = checkers.PIECES[name], _reordered(name)
     assert check(piece, answer).ok
     assert max(relative_gap(piece, case, answer(*copy.deepcopy(case.args))) for case in piece.cases()) < RTOL / 100
+
+
+def test_a_fault_in_the_diagnosis_still_refuses_the_answer_and_says_so(monkeypatch):
+    from microgpt.course import checking
+
+    def broken(*args):
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(checking, "describe", broken)
+    verdict = check(checkers.RELU, lambda h, g: [2 * v for v in pieces.relu_backward(h, g)])
+    assert not verdict.ok and verdict.text.endswith(
+        "dh differs from the engine's (the checker could not say how or where: ZeroDivisionError)."
+    )

@@ -498,6 +498,7 @@ ONE_LINE = [  # (piece, slip, what the verdict must say, how much it says)
 def test_a_one_line_slip_is_refused_and_told_before_any_pair_of_numbers(name, wrong, words, kind):
     verdict = check(P[name], wrong)
     assert not verdict.ok and not verdict.kept
+    assert "could not say" not in verdict.text, verdict.text
     before = verdict.text.split("The largest difference is at")[0]
     assert words in before, verdict.text
     if kind != VAGUE:

@@ -1050,6 +1050,7 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
 def test_a_reviewed_slip_is_refused_and_told_before_any_pair_of_numbers(name, wrong, what, words, kind):
     verdict = check(P[name], wrong)
     assert not verdict.ok and not verdict.kept
+    assert "could not say" not in verdict.text, verdict.text
     before = verdict.text.split("The largest difference is at")[0]
     assert words in before, verdict.text
     assert not any(verdict.text.endswith(slip.hint) for slip in P[name].slips.values()), "not a slip the page lists"

@@ -493,6 +493,7 @@ def test_the_invented_slips_are_many_and_cover_every_piece():
 def test_an_invented_slip_is_refused_and_told_where_and_how_before_any_pair_of_numbers(name, wrong, words, kind):
     verdict = check(P[name], wrong)
     assert not verdict.ok and not verdict.kept
+    assert "could not say" not in verdict.text, verdict.text
     assert words in verdict.text, verdict.text
     before = verdict.text.split("the largest difference is at")[0]
     assert words in before, "the diagnosis comes before the largest difference"

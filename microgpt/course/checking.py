@@ -342,11 +342,19 @@ def _judge(piece: Piece, backward: Callable[..., Any]) -> Verdict:
         blank = _not_written(first.error)
         if blank:
             return Verdict(piece.name, False, blank[0], blank[1])
-        lines, frames = _raised(name, first.error)
-        return Verdict(piece.name, False, where + lines + (f"\n {pattern}" if pattern else ""), frames)
+        said, frames = _raised(name, first.error)
+        return Verdict(piece.name, False, where + said + (f"\n {pattern}" if pattern else ""), frames)
     if first.problem:
         return Verdict(piece.name, False, where + first.problem)
-    return Verdict(piece.name, False, where + "\n ".join(describe(piece, runs, first, pattern)))
+    try:
+        lines = describe(piece, runs, first, pattern)
+    except Exception as error:  # noqa: BLE001 (a fault in saying how must not hide that the answer is wrong)
+        j = first.wrong[0]
+        lines = [
+            f"{piece.parts[j]} differs from the engine's (the checker could not say how or where:"
+            f" {type(error).__name__})."
+        ]
+    return Verdict(piece.name, False, where + "\n ".join(lines))
 
 
 def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
