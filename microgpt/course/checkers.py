@@ -103,6 +103,7 @@ def _cross_entropy_cases() -> list[Case]:
                 f"{rec.name}, position {i}: T = {rec.T}, {V} logits, target {pos.target}{which}",
                 (data(pos.probs), pos.target, rec.T),
                 (grad(pos.logits),),
+                trait=f"the target{which}" if which else "",
             )
         )
     return cases
@@ -658,6 +659,7 @@ def _head_cases() -> list[Case]:
                 _head_by_engine(qs, ks, vs, gs),
                 zero_why=_causal_why(only) if only is not None else {},
                 degenerate=rec.T == 1,
+                trait="" if only is not None else "a gradient at every position",
             )
         )
     return cases
@@ -793,6 +795,7 @@ def _attention_cases() -> list[Case]:
                 _attention_by_engine(xs, mats, c.n_head, gs),
                 zero_why={"dxs": _causal_why(only)["dks"]} if only is not None else {},
                 degenerate=rec.T == 1,
+                trait="" if only is not None else "a gradient at every position",
             )
         )
     return cases
