@@ -542,3 +542,15 @@ def test_a_fault_in_the_diagnosis_still_refuses_the_answer_and_says_so(monkeypat
     assert not verdict.ok and verdict.text.endswith(
         "dh differs from the engine's (the checker could not say how or where: ZeroDivisionError)."
     )
+
+
+def test_nothing_is_concluded_from_the_one_score_case_alone():
+    """With one score the gradient at the scores is 0 whatever the rule: an answer wrong only there is told where,
+    and nothing is said of how (a factor, a floor division, a known slip)."""
+
+    def softmax_backward(w, gamma):
+        return pieces.softmax_backward(w, gamma) if len(w) > 1 else [0.5]
+
+    text = str(check(checkers.SOFTMAX, softmax_backward))
+    assert text.startswith("✗ case 7 of 7 (head 2 of hassie at position 0: 1 score):")
+    assert "times the engine's" not in text and "floor division" not in text and "the rule gives" not in text

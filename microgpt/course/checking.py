@@ -728,14 +728,24 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
     apart = [s for s in names if not {sizes[r.number][s] for r in bad} & {sizes[r.number][s] for r in good}]
     steady = [s for s in apart if {sizes[r.number][s] for r in good} == {sizes[1][s]}]  # the page's, where right
     right, wrong = _cases([r.number for r in good]), _cases([r.number for r in bad])
-    if apart:
-        named = steady or apart
-        said = " and ".join(f"{s} is {values(bad, s)}" for s in named)
-        if len(named) == 1:
-            asked = f"is {named[0]} written as a number ({sizes[1][named[0]]})"
+    if steady:  # a size that is the page's wherever the answer is right, and another wherever it is wrong
+        said = " and ".join(f"{s} is {values(bad, s)}" for s in steady)
+        if len(steady) == 1:
+            asked = f"is {steady[0]} written as a number ({sizes[1][steady[0]]})"
         else:
-            asked = f"is one of them written as a number ({_and([f'{s} = {sizes[1][s]}' for s in named])})"
+            asked = f"is one of them written as a number ({_and([f'{s} = {sizes[1][s]}' for s in steady])})"
         return f"Right on {right}, wrong on {wrong}, where {said}:\n {asked}, or a value kept from an earlier call?"
+    above = [s for s in apart if min(sizes[r.number][s] for r in bad) > max(sizes[r.number][s] for r in good)]
+    if above:  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
+        s = above[0]
+        most = max(sizes[r.number][s] for r in good)
+        return (
+            f"Right on {right}, wrong on {wrong}, where {s} is {values(bad, s)}, more than anywhere it is right:\n"
+            f" is a list cut at {most} entries, or {s} written as a number?"
+        )
+    if apart:  # sizes it is wrong at and never right at, though right at several: an edge it does not handle
+        said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
+        return f"Right on {right}, wrong on {wrong}, the only {'one' if len(bad) == 1 else 'ones'} where {said}."
     if all(r.case.trait for r in bad):
         traits = _and([r.case.trait for r in bad])
         return f"Right on {right}, wrong on {wrong}, the one{'s' if len(bad) > 1 else ''} with {traits}."

@@ -760,10 +760,9 @@ def largest_difference(p: Part, first: bool) -> str:
     k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
     a, b = p.m[k][1], p.e[k][1]
     lead = f"{p.name}: the largest" if first else "The largest"
-    return (
-        f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}\n"
-        f" (off by {abs(a - b):.1e}, more than {RTOL_SHOWN} of the largest entry, {p.tol:.1e})."
-    )
+    allowed = f"more than {RTOL_SHOWN} of the largest entry, {p.tol:.1e}" if p.tol else "where only 0 agrees"
+    said = f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}"
+    return f"{said}\n (off by {abs(a - b):.1e}, {allowed})."
 
 
 def diagnose(p: Part) -> tuple[str, bool]:
