@@ -14,7 +14,8 @@ programming assignments", PLDI 2013): a small set of rewrite rules, each one sli
 Here they are:
 
     operand     another list or number where one belongs (ks[t][j] for vs[t][j], w[i][j] for x[j])
-    index       another index (x[i] for x[j]), one off (h[i - 1]), or counted from the end
+    index       another index (x[i] for x[j]), one off (h[i - 1]), the first or the last, counted from the end,
+                the two of a matrix swapped (a transpose)
     range       a loop one short or one long, or starting at 1; a bound for another (the causal limit)
     size        a size written as the page's number (16 for len(x)), or off by one (T - 1)
     term        a term or a factor left out, a sign, an operator (// for /, * for /), two sides swapped
@@ -27,7 +28,9 @@ Here they are:
     alternative another way to write a line, listed in references.ALTERNATIVES (the heads' slices)
 
 Each change knows which parts of the answer it can reach (a data-flow pass over the rule), so only the
-changes that can explain every wrong part are run.
+changes that can explain every wrong part are run; a line inside a loop over written-out names (the three
+projections) is also changed in one pass of that loop alone. The changes of one line are compiled together,
+once per interpreter, as one function in which that line is a choice among its changed versions.
 """
 
 import ast
