@@ -56,7 +56,7 @@ def test_each_checker_names_each_slip_on_the_first_case_it_shows_in(name, slip):
     k = first_case_it_misses(piece, wrong)
     verdict = str(check(piece, wrong))
     assert k is not None and verdict.startswith(f"✗ case {k + 1} of"), verdict
-    assert verdict.endswith(piece.slips[slip].hint), verdict
+    assert verdict.endswith(piece.slips[slip].hint) and verdict.endswith((".", "?")), verdict
     assert k == 0 or slip in checkers.WRITTEN_SIZES
 
 

@@ -8,6 +8,7 @@ enumerate where the rules index, a forward pass recomputed inside the function, 
 import math
 
 import pytest
+from verdicts import sentence_ends
 
 from microgpt.course import checkers
 from microgpt.course.checking import check
@@ -499,6 +500,7 @@ def test_a_one_line_slip_is_refused_and_told_before_any_pair_of_numbers(name, wr
     verdict = check(P[name], wrong)
     assert not verdict.ok and not verdict.kept
     assert "could not say" not in verdict.text, verdict.text
+    assert all(line.endswith((".", "?", ":")) for line in sentence_ends(verdict.text)), verdict.text
     before = verdict.text.split("The largest difference is at")[0]
     assert words in before, verdict.text
     if kind != VAGUE:

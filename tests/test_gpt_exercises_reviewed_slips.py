@@ -9,6 +9,7 @@ of a learner's whole function are tests/test_gpt_exercises_one_line_slips.py.
 import math
 
 import pytest
+from verdicts import sentence_ends
 
 from microgpt.course import checkers
 from microgpt.course.checking import check
@@ -1051,6 +1052,7 @@ def test_a_reviewed_slip_is_refused_and_told_before_any_pair_of_numbers(name, wr
     verdict = check(P[name], wrong)
     assert not verdict.ok and not verdict.kept
     assert "could not say" not in verdict.text, verdict.text
+    assert all(line.endswith((".", "?", ":")) for line in sentence_ends(verdict.text)), verdict.text
     before = verdict.text.split("The largest difference is at")[0]
     assert words in before, verdict.text
     assert not any(verdict.text.endswith(slip.hint) for slip in P[name].slips.values()), "not a slip the page lists"

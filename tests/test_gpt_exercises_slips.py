@@ -10,6 +10,7 @@ import copy
 import math
 
 import pytest
+from verdicts import sentence_ends
 
 from microgpt.course import checkers, pieces
 from microgpt.course.checking import check
@@ -494,6 +495,7 @@ def test_an_invented_slip_is_refused_and_told_where_and_how_before_any_pair_of_n
     verdict = check(P[name], wrong)
     assert not verdict.ok and not verdict.kept
     assert "could not say" not in verdict.text, verdict.text
+    assert all(line.endswith((".", "?", ":")) for line in sentence_ends(verdict.text)), verdict.text
     assert words in verdict.text, verdict.text
     before = verdict.text.split("the largest difference is at")[0]
     assert words in before, "the diagnosis comes before the largest difference"
@@ -685,24 +687,3 @@ def test_the_cases_vary_heads_widths_shapes_and_targets_both_ways():
     assert len({t for t, _ in targets}) < len(targets), "a target repeated"
     used = [c.args[1] for c in P["embedding_backward"].cases()]
     assert any(len(set(u)) < len(u) for u in used) and any(0 in u for u in used)
-
-
-def _sentence_ends(text):
-    """The lines of a verdict that end a sentence: each before a line that starts one (with a capital letter), and
-    the last; a raise's lines quote Python and are left out."""
-    lines = [line for line in text.split("\n") if " raised " not in line and not line.startswith(" at line ")]
-    return [line for line, after in zip(lines, [*lines[1:], " End"]) if after.strip()[:1].isupper()]
-
-
-@pytest.mark.parametrize("name", P)
-def test_every_line_of_a_verdict_ends_a_sentence(name):
-    """A review found "...has its sign flipped\\n the largest difference is at entry 1" running on."""
-    import test_gpt_exercises_one_line_slips as one_line
-    import test_gpt_exercises_reviewed_slips as reviewed
-
-    wrongs = [w for n, w, *_ in INVENTED + one_line.ONE_LINE + reviewed.REVIEWED if n == name]
-    wrongs += [slip.wrong for slip in P[name].slips.values()]
-    for wrong in wrongs:
-        text = check(P[name], wrong).text
-        for line in _sentence_ends(text):
-            assert line.endswith((".", "?", ":")), (getattr(wrong, "__name__", "a slip"), line)
