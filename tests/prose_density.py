@@ -1,7 +1,10 @@
 """How dense a page's running text is: words per sentence, read from the built site.
 
-    python -m tests.prose_density site/                  # every page: sentences, words, average, the longest
-    python -m tests.prose_density site/ old-site/        # the same, with another build's figures beside them
+    python -m tests.prose_density site/                  # every page: sentences, words per sentence, over 40
+    python -m tests.prose_density site/ old-site/        # the same, with an older build's figures beside them
+
+README.md is not part of the site: it is measured from its Markdown, rendered by Python-Markdown
+(`readme_density`), and listed last.
 
 Running text is what a reader reads as sentences: the paragraphs and list items of the page's
 article, admonitions, tabs, footnotes and self-check questions and hints included. Left out are code
@@ -204,6 +207,14 @@ def measure(site: Path) -> dict[str, Density]:
     return {name: density(path.read_text(encoding="utf-8")) for name, path in pages(site).items()}
 
 
+def readme_density(markdown_text: str) -> Density:
+    """A Markdown page outside the site (README.md), rendered as GitHub would show its text."""
+    import markdown  # Python-Markdown, which the docs toolchain brings
+
+    body = markdown.markdown(markdown_text, extensions=["tables", "fenced_code"])
+    return density(f'<article class="md-content__inner">{body}</article>')
+
+
 def table(after: dict[str, Density], before: dict[str, Density] | None = None) -> str:
     def cells(d: Density | None) -> str:
         return f"{'—':>9} {'—':>6} {'—':>4}" if d is None else f"{d.sentences:>9} {d.average:>6.1f} {len(d.long):>4}"
@@ -226,6 +237,8 @@ def main(args: list[str]) -> int:
         return 2
     after = measure(Path(args[0]))
     before = measure(Path(args[1])) if len(args) == 2 else None
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    after["README.md"] = readme_density(readme.read_text(encoding="utf-8"))
     print(table(after, before))
     return 0
 

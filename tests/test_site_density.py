@@ -46,5 +46,14 @@ def test_a_page_averages_at_most_20_words_a_sentence_and_has_at_most_one_over_40
     )
 
 
+def test_the_readme_averages_at_most_20_words_a_sentence_and_has_at_most_one_over_40():
+    measured = prose_density.readme_density((ROOT / "README.md").read_text(encoding="utf-8"))
+    long = "\n".join(f"  ({words(s)} words) {s.replace(WORD, '`…`')}" for s in measured.long)
+    assert measured.average <= prose_density.AVERAGE, f"README.md: {measured.average:.1f} words a sentence on average"
+    assert len(measured.long) <= prose_density.MAX_LONG, (
+        f"README.md: {len(measured.long)} sentences over 40 words:\n{long}"
+    )
+
+
 def test_the_measure_reads_every_page_the_site_builds(built_site):
     assert set(prose_density.pages(built_site)) == set(PAGES + NOTEBOOKS)
