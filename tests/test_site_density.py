@@ -17,6 +17,7 @@ DOCS = ROOT / "docs"
 PAGES = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.glob("*.md"))
 NOTEBOOKS = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.glob("notebooks/*.ipynb"))
 
+
 def built(site: Path, name: str) -> str:
     if name in NOTEBOOKS:
         return (site / name / "index.html").read_text(encoding="utf-8")
