@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SITE_URL = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1)
 RUN_TIMEOUT_MS = 180_000  # the first run starts Python on a busy machine
 MOUNTED = """() => { const els = [...document.querySelectorAll('[data-mg-run]')];
-  return els.length > 0 && els.every((el) => el.mgRun); }"""
+  return els.length > 0 && els.every((el) => el.dataset.mgState); }"""
 DONE = "el => el.dataset.mgState === 'done' || el.dataset.mgState === 'error'"
 
 
