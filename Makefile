@@ -85,7 +85,7 @@ bench-signals: $(BASE_STAMP)  ## what a stop signal in the first 60 ms gives, fo
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
-bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
+bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, Stop to the next answer, the editor, bytes
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
 
 bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (Pyodide) beside CPython's, and the ratio

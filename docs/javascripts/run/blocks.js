@@ -7,7 +7,7 @@ import { h } from "../dom.js";
 import { copyButton } from "./copy.js";
 import { closeEditor, openEditor, restoreDraft } from "./editing.js";
 import { keptPieces, rememberPieces } from "./pieces.js";
-import { getPython, pythonStarted, stopPython } from "./python.js";
+import { getPython, pythonReady, pythonStartedBefore, stopPython } from "./python.js";
 import { setStatus, showResult, showStale, showStopped } from "./result.js";
 import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
 
@@ -87,7 +87,7 @@ function placeOf(block) {
 /** Run the block's chain and show the result.  @param {Block} block */
 async function execute(block) {
   const { el, ui } = block;
-  if (!pythonStarted()) setStatus(ui, "Starting Python…", null);
+  if (!pythonReady()) setStatus(ui, pythonStartedBefore() ? "Starting a fresh Python…" : "Starting Python…", null);
   el.dataset.mgState = "loading";
   const python = await getPython((message, fraction) => setStatus(ui, message, fraction));
   el.dataset.mgState = "running";
@@ -117,7 +117,7 @@ export function run(block) {
   enqueue(placeOf(block), () => ((ui.stop.textContent = "Stop"), execute(block)), onWait)
     .catch((/** @type {Error} */ err) => {
       el.dataset.mgState = "error";
-      if (err.message.startsWith("Python was stopped")) return showStopped(block);
+      if (err.message.startsWith("Python was stopped")) return showStopped(block, pythonReady());
       setStatus(ui, err.message.startsWith("Python") ? err.message : `Python could not start: ${err.message}`);
       console.error("microgpt run:", err);
     })

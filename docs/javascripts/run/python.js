@@ -2,9 +2,11 @@
 // worker (worker.js) with the microgpt wheel the site serves installed. Nothing is fetched before the
 // first getPython() call, and nothing from outside the site, ever.
 //
-// Stop ends the worker (Python cannot be interrupted from outside without cross-origin isolation, which a
-// static host cannot turn on), and at once starts a fresh one: its files come from the browser's cache, so
-// by the time the reader presses Run again it is ready, or nearly (benchmarks/bench_run.py measures it).
+// Stop ends the worker: Python cannot be interrupted from outside without cross-origin isolation, which a
+// static host cannot turn on, and starting a new one takes as long as the first start (the download is
+// the small part; benchmarks/bench_run.py measures both). So once the page's Python has answered a run, a
+// spare one starts in the background, and Stop hands the next Run to it at once; then a new spare starts.
+// The reader's pieces come with every run (pieces.js), so the spare has them too.
 import { connect } from "./connection.js";
 import { SITE_ROOT } from "./root.js";
 
@@ -23,12 +25,13 @@ import { SITE_ROOT } from "./root.js";
  *
  * @typedef {(message: string, fraction: number | null) => void} OnProgress
  * @typedef {{ call: (op: string, args: object) => Promise<any>, stop: (error: Error) => void }} Connection
+ * @typedef {{ connection: Connection, ready: Promise<void>, isReady: boolean }} Interpreter  one worker's Python
  */
 
-/** @type {Connection | null} */
-let connection = null; // the worker's connection (connection.js), while it runs
-/** @type {Promise<typeof python> | null} */
-let ready = null; // shared by every caller
+/** @type {Interpreter | null} */
+let current = null; // the Python runs go to
+/** @type {Interpreter | null} */
+let spare = null; // started in the background, for the run after a Stop
 let starts = 0; // Pythons started in this document: the first downloads, the next ones read the cache
 /** @type {Set<OnProgress>} */
 const listeners = new Set();
@@ -36,16 +39,55 @@ const listeners = new Set();
 /** An exception raised by the Python code itself; the interpreter is still fine. */
 export class PythonError extends Error {}
 
-/** @param {string} op  @param {object} args */
-async function call(op, args) {
-  const mine = /** @type {Connection} */ (connection);
+/** A new worker with Python starting in it; only the current one's progress reaches the listeners. */
+function launch() {
+  starts += 1;
+  /** @type {Interpreter} */
+  const interpreter = { connection: /** @type {any} */ (null), ready: Promise.resolve(), isReady: false };
+  /** @type {OnProgress} */
+  const progress = (message, fraction) => {
+    if (interpreter === current) for (const listener of listeners) listener(message, fraction);
+  };
+  interpreter.connection = connect(progress, () => forget(interpreter));
+  interpreter.ready = send(interpreter, "start", { root: SITE_ROOT, again: starts > 1 }).then(() => {
+    interpreter.isReady = true;
+  });
+  interpreter.ready.catch(() => forget(interpreter));
+  return interpreter;
+}
+
+/** End a worker (stopped, failed or crashed); if runs went to it, they go to the spare from now on.
+ * @param {Interpreter} interpreter */
+function forget(interpreter) {
+  interpreter.connection.stop(new Error("Python was stopped. Run starts it again."));
+  if (interpreter === current) [current, spare] = [spare, null];
+  if (interpreter === spare) spare = null;
+}
+
+/** @param {Interpreter} interpreter  @param {string} op  @param {object} args */
+async function send(interpreter, op, args) {
   try {
-    return await mine.call(op, args);
+    return await interpreter.connection.call(op, args);
   } catch (failure) {
     if (failure instanceof Error) throw failure; // the worker was stopped, or failed
     if (!failure.fatal) throw new PythonError(failure.error);
-    if (connection === mine) resetPython(); // the interpreter crashed: the next call starts a new one
+    forget(interpreter); // the interpreter crashed
     throw new Error(`Python in this page stopped (${failure.error.split("\n")[0]}); Run starts it again.`);
+  }
+}
+
+/** Once the current Python is up and has answered, a spare starts, so that a Stop costs no new start. */
+function keepASpare() {
+  if (!spare && current?.isReady) spare = launch();
+}
+
+/** @param {string} op  @param {object} args */
+async function call(op, args) {
+  const interpreter = /** @type {Interpreter} */ (current);
+  try {
+    return await send(interpreter, op, args);
+  } finally {
+    if (interpreter === current) keepASpare();
   }
 }
 
@@ -59,34 +101,24 @@ const python = {
   traceJson: (preset, leavesJson) => call("traceJson", { preset, leaves: leavesJson }),
 };
 
-/** Whether a Python is up or starting in this document (a Run would not wait for a download). */
-export const pythonStarted = () => ready !== null;
+/** Whether the Python runs go to is up (a Run would not wait for it to start). */
+export const pythonReady = () => Boolean(current?.isReady);
+
+/** Whether this document has started a Python before (a new one then reads its files from the cache). */
+export const pythonStartedBefore = () => starts > 0;
 
 /** The site's Python with microgpt installed, started on the first call.
- * @param {OnProgress} [onProgress] */
+ * @param {OnProgress} [onProgress]  @returns {Promise<typeof python>} */
 export function getPython(onProgress) {
   if (onProgress) listeners.add(onProgress);
-  if (!ready) {
-    /** @type {OnProgress} */
-    const progress = (message, fraction) => {
-      for (const listener of listeners) listener(message, fraction);
-    };
-    const mine = (connection = connect(progress, () => connection === mine && resetPython()));
-    starts += 1;
-    ready = call("start", { root: SITE_ROOT, again: starts > 1 }).then(() => python);
-    ready.catch(() => connection === mine && resetPython());
-  }
-  return ready.finally(() => onProgress && listeners.delete(onProgress));
+  current ??= launch();
+  return current.ready.then(() => python).finally(() => onProgress && listeners.delete(onProgress));
 }
 
-/** End Python now (a crash): calls under way fail, the next getPython() starts afresh. */
-export function resetPython() {
-  connection?.stop(new Error("Python was stopped. Run starts it again."));
-  connection = ready = null;
-}
-
-/** Stop the run under way, and start a fresh Python for the next one at once. */
+/** Stop the run under way: its Python ends, and the spare (ready, or as far as it got) takes the next run;
+ * once that one is up, a new spare starts. */
 export function stopPython() {
-  resetPython();
-  getPython().catch(() => {}); // a failure shows on the next Run, which tries again
+  if (current) forget(current);
+  current ??= launch();
+  current.ready.then(keepASpare, () => {});
 }

@@ -79,12 +79,12 @@ export function showStale(block, say = true) {
   if (say) setStatus(ui, "Edited: the output shown is from before the edit. Run to see the new one.");
 }
 
-/** After Stop: the run's output is gone with its Python; a fresh one is starting for the next Run.
- * @param {Block} block */
-export function showStopped(block) {
+/** After Stop: the run ended with its Python; the next Run goes to a fresh one.
+ * @param {Block} block  @param {boolean} ready  the fresh one is up already */
+export function showStopped(block, ready) {
   const { ui } = block;
   markLines(block, []);
   ui.verdict.hidden = true;
   if (!ui.output.hidden) ui.output.dataset.stale = "true";
-  setStatus(ui, "Stopped. A fresh Python is starting, so the next Run answers in a few seconds.");
+  setStatus(ui, ready ? "Stopped. A fresh Python is ready for the next Run." : "Stopped. A fresh Python is starting for the next Run.");
 }
