@@ -91,3 +91,24 @@ def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
         assert w.problems() == []
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_in_an_open_editor_on_a_phone(browser, base_url, scheme):
+    # The editor of an exercise (CodeMirror, fetched on Edit) in the page's colours, with its line numbers,
+    # highlighting and the description of its keys; the verdicts and error marks a run adds are checked by
+    # tests/test_browser_run.py in both schemes.
+    w = Watched(browser, base_url, scheme, PHONE)
+    try:
+        open_page(w.page, base_url + "/gpt-block/")
+        exercise = w.page.locator(".mg-run").filter(has_text="check_relu_backward").first
+        exercise.get_by_role("button", name="Edit").click()
+        editor = exercise.get_by_role("textbox")
+        expect(editor).to_be_focused()
+        w.page.keyboard.press("Control+End")
+        w.page.keyboard.type("\nprint('edited')")
+        found = axe_violations(w.page, ".mg-run")
+        assert found == [], f"the open editor ({scheme}):\n" + "\n".join(found)
+        assert w.problems() == []
+    finally:
+        w.close()

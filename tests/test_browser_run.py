@@ -496,6 +496,7 @@ def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(kept, ru
         "Still running: the example at the top of the page on “microgpt — backprop, line by line”, a page you left."
     )
     assert note.get_by_role("link").get_attribute("href") == home
+    assert axe_violations(page, ".mg-run-away") == []
     other = page.locator("[data-mg-run]:has(.mg-run__run)").first
     other.get_by_role("button", name=re.compile(r"^Run")).click()
     assert (

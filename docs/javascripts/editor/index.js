@@ -53,7 +53,9 @@ export function createEditor({ parent, text, label, describedBy, onRun, onChange
         errorMarks,
         // Tab indents; CodeMirror's documented way out for the keyboard is Escape, then Tab (said in describedBy)
         keymap.of([{ key: "Mod-Enter", run }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
-        EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": describedBy }),
+        // tabindex: the text is focusable as it is (contenteditable), and says so, so that checkers such as axe
+        // see that a keyboard can reach the code of an editor that scrolls sideways on a phone
+        EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": describedBy, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange(update.state.doc.toString());
         }),
