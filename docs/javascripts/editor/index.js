@@ -75,6 +75,7 @@ export function createEditor({ parent, text, label, describedBy, onRun, onChange
       toStart();
     },
     markErrors(marks) {
+      if (!marks.length && view.state.field(errorMarks).size === 0) return; // nothing marked, nothing to clear
       const lines = view.state.doc.lines;
       // a message stays in view however far the code is scrolled sideways: it sticks next to the line numbers
       const gutters = /** @type {HTMLElement | null} */ (view.dom.querySelector(".cm-gutters"));
