@@ -6,7 +6,8 @@ import { Decoration, EditorView, WidgetType } from "@codemirror/view";
 
 /** @typedef {import("./index.js").ErrorMark} ErrorMark */
 
-/** The effect that replaces the marks (an empty list clears them). */
+/** The effect that replaces the marks (an empty list clears them).
+ * @type {import("@codemirror/state").StateEffectType<ErrorMark[]>} */
 export const setErrorMarks = StateEffect.define();
 
 class Message extends WidgetType {

@@ -231,7 +231,7 @@ export function mountBlocks(root) {
   const blocks = boxes.map(
     (el) =>
       mounted.get(el) ??
-      /** @type {Block} */ ({
+      /** @type {Block} */ (/** @type {unknown} */ ({
         el,
         n: /** @type {string} */ (el.dataset.mgRun),
         page: location.pathname,
@@ -239,7 +239,7 @@ export function mountBlocks(root) {
         chain: [],
         editor: null,
         editing: false,
-      }),
+      })),
   );
   blocks.forEach((block, i) => {
     let head = i;

@@ -12,8 +12,10 @@ import { dropDraft, loadDraft, saveDraft } from "./drafts.js";
 const MAC = /Mac|iPhone|iPad/.test(navigator.platform);
 const KEYS = `Tab indents; to leave the editor, press Escape, then Tab. ${MAC ? "⌘" : "Ctrl"}+Enter runs the code.`;
 
+// the editor's code, bundled by the build from ../editor/index.js (whose types these are), fetched once
+const EDITOR = "./editor.js";
 /** @type {Promise<typeof import("../editor/index.js")> | null} */
-let loading = null; // the editor's code, fetched once
+let loading = null;
 
 /**
  * Show the editor in place of the page's code, and focus it if asked, with the caret at the start.
@@ -28,7 +30,7 @@ export async function openEditor(block, { focus, text, onRun, onChange }) {
   ui.reset.hidden = false;
   block.editing = true;
   if (!block.editor) {
-    loading ??= import("./editor.js");
+    loading ??= import(EDITOR);
     const { createEditor } = await loading;
     const keys = h("p", { className: "mg-run__keys", id: `mg-keys-${block.n}`, textContent: KEYS });
     const box = h("div", { className: "mg-run__editor" });

@@ -68,8 +68,9 @@ function forget(interpreter) {
 async function send(interpreter, op, args) {
   try {
     return await interpreter.connection.call(op, args);
-  } catch (failure) {
-    if (failure instanceof Error) throw failure; // the worker was stopped, or failed
+  } catch (caught) {
+    if (caught instanceof Error) throw caught; // the worker was stopped, or failed
+    const failure = /** @type {{ error: string, fatal: boolean }} */ (caught); // Python raised, or crashed
     if (!failure.fatal) throw new PythonError(failure.error);
     forget(interpreter); // the interpreter crashed
     throw new Error(`Python in this page stopped (${failure.error.split("\n")[0]}); Run starts it again.`);
