@@ -353,8 +353,9 @@ def test_a_plain_block_same_edited_mismatch_error_stop_and_reset(kept, run_url):
     run.click()
     stop = el.get_by_role("button", name="Stop")
     # the spare Python, started long ago, takes over; a new spare starts at once, before any Run is pressed
+    stop.focus()
     with page.expect_request(lambda r: r.url.endswith("pyodide.asm.wasm")):
-        stop.click()
+        page.keyboard.press("Enter")
     page.wait_for_function("el => el.dataset.mgState === 'error'", arg=el.element_handle())
     assert el.locator(".mg-run__message").text_content() == "Stopped. A fresh Python is ready for the next Run."
     assert run.evaluate("b => b === document.activeElement"), "the keyboard stays on the bar"
