@@ -353,6 +353,7 @@ def test_a_plain_block_same_edited_mismatch_error_stop_and_reset(kept, run_url):
     run.click()
     stop = el.get_by_role("button", name="Stop")
     # the spare Python, started long ago, takes over; a new spare starts at once, before any Run is pressed
+    stop.wait_for()  # offered once the run has taken a second
     stop.focus()
     with page.expect_request(lambda r: r.url.endswith("pyodide.asm.wasm")):
         page.keyboard.press("Enter")
