@@ -58,15 +58,17 @@ def test_a_run_on_the_next_page_starts_from_the_python_already_running(browser, 
         _run_first_block(page)
         assert len(runtimes) >= 1
 
+        page.evaluate("document.querySelector('article').setAttribute('data-mg-left', '')")
         page.locator("a.md-footer__link--next").click()  # "Next: Gradients add up"
         page.wait_for_url(re.compile(r"/accumulation/$"))
         assert page.evaluate("window.mgSamePage") is True, "the page was loaded anew, not swapped in"
+        page.wait_for_function("() => !document.querySelector('[data-mg-left]')")  # the new page's article is in
         page.wait_for_function(MOUNTED)
         page.evaluate(SAID)
         _run_first_block(page)
         said = page.evaluate("window.mgSaid")
         assert said and not [s for s in said if "Starting" in s or "Downloading" in s], said
-        # the Python of the first page, and the spare it starts once it has answered (for a Stop): no more
+        # the Python of the first page (and a spare, had a run been long enough to offer Stop): no more
         assert len(runtimes) <= 2, f"Python was started again: {runtimes}"
         # scripts of ours that mark the page (scroll boxes, toolbars) ran on the new content too
         page.wait_for_function("() => document.querySelectorAll('nav.md-code__nav:not([role])').length === 0")

@@ -217,7 +217,7 @@ def _go(page, url: str) -> None:
 @pytest.mark.parametrize("path", [p for p, blocks in PAGES.items() if blocks])
 def test_every_runnable_block_prints_its_checked_output_in_the_browser(kept, run_url, path):
     _runs_every_block(kept.page, run_url, path)
-    # the page's Python, and the spare that starts once it has answered (for the run after a Stop): no more
+    # the page's Python, and the spare a long run asks for (for the run after a Stop): no more
     assert len(kept.runtimes) <= 2, f"{path}: Python was fetched again, not kept from the page before: {kept.runtimes}"
 
 

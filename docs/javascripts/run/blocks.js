@@ -7,7 +7,7 @@ import { h } from "../dom.js";
 import { copyButton } from "./copy.js";
 import { closeEditor, openEditor, restoreDraft } from "./editing.js";
 import { keptPieces, rememberPieces } from "./pieces.js";
-import { getPython, pythonReady, pythonStartedBefore, stopPython } from "./python.js";
+import { expectStops, getPython, pythonReady, pythonStartedBefore, stopPython } from "./python.js";
 import { setStatus, showResult, showStale, showStopped } from "./result.js";
 import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
 
@@ -108,7 +108,10 @@ export function run(block) {
   // aria-disabled, not disabled: a disabled button would drop the keyboard focus
   ui.run.setAttribute("aria-disabled", "true");
   el.setAttribute("aria-busy", "true");
-  const offerStop = setTimeout(() => (ui.stop.hidden = false), 1000); // only for a run that takes a while
+  const offerStop = setTimeout(() => {
+    ui.stop.hidden = false; // only for a run that takes a while
+    expectStops();
+  }, 1000);
   const onWait = (/** @type {import("./runs.js").Place | null} */ ahead) => {
     ui.stop.hidden = false; // its Stop ends the run ahead, and this one goes on with a fresh Python
     ui.stop.textContent = "Stop it";
@@ -137,8 +140,12 @@ function onEdited(block) {
   showStale(block);
 }
 
-/** The editor, as blocks open it. @param {Block} block  @param {{ focus: boolean, text?: string }} how */
-const edit = (block, how) => openEditor(block, { ...how, onRun: () => run(block), onChange: () => onEdited(block) });
+/** The editor, as blocks open it: a reader who edits may write a loop that never ends, so Stop is expected.
+ * @param {Block} block  @param {{ focus: boolean, text?: string }} how */
+function edit(block, how) {
+  expectStops();
+  return openEditor(block, { ...how, onRun: () => run(block), onChange: () => onEdited(block) });
+}
 
 /** @param {Block} block */
 function reset(block) {

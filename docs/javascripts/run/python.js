@@ -4,9 +4,11 @@
 //
 // Stop ends the worker: Python cannot be interrupted from outside without cross-origin isolation, which a
 // static host cannot turn on, and starting a new one takes as long as the first start (the download is
-// the small part; benchmarks/bench_run.py measures both). So once the page's Python has answered a run, a
-// spare one starts in the background, and Stop hands the next Run to it at once; then a new spare starts.
-// The reader's pieces come with every run (pieces.js), so the spare has them too.
+// the small part; benchmarks/bench_run.py measures both). So once a Stop may come (the reader has edited
+// code, where a runaway comes from, or a run has taken long enough to offer Stop) and the page's Python
+// has answered, a spare one starts in the background; Stop hands the next Run to it at once, and a new
+// spare starts. A reader who only runs the page's code pays for no spare. The reader's pieces come with
+// every run (pieces.js), so the spare has them too.
 import { connect } from "./connection.js";
 import { SITE_ROOT } from "./root.js";
 
@@ -33,6 +35,7 @@ let current = null; // the Python runs go to
 /** @type {Interpreter | null} */
 let spare = null; // started in the background, for the run after a Stop
 let starts = 0; // Pythons started in this document: the first downloads, the next ones read the cache
+let spareWanted = false; // a Stop may come
 /** @type {Set<OnProgress>} */
 const listeners = new Set();
 
@@ -77,9 +80,15 @@ async function send(interpreter, op, args) {
   }
 }
 
-/** Once the current Python is up and has answered, a spare starts, so that a Stop costs no new start. */
+/** Once a Stop may come and the current Python is up, a spare starts, so that a Stop costs no new start. */
 function keepASpare() {
-  if (!spare && current?.isReady) spare = launch();
+  if (spareWanted && !spare && current?.isReady) spare = launch();
+}
+
+/** A Stop may come from now on: the reader has edited code, or a run has taken long enough to offer Stop. */
+export function expectStops() {
+  spareWanted = true;
+  keepASpare();
 }
 
 /** @param {string} op  @param {object} args */
