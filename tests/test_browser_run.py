@@ -486,6 +486,25 @@ def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(kept,
     el.get_by_role("button", name="Reset").click()  # and its draft goes: the next visit starts from the page
     assert page.evaluate("() => Object.keys(localStorage).filter((k) => k.startsWith('microgpt:draft:'))") == []
 
+    # the solution's chain: an error inside the page's own code of an earlier block is told by its part and
+    # by the line number that block shows (the file's: it is embedded from microgpt/course/pieces.py)
+    last = page.locator(".mg-run").filter(has_text="the prediction above")
+    _reveal(last)
+    n = int(last.get_attribute("data-mg-run"))
+    embedded = page.locator(f'[data-mg-run="{n - 1}"]')
+    shown = [number for number in embedded.locator(".linenos").inner_text().split() if number.isdigit()]
+    last.get_by_role("button", name="Edit").click()
+    last.get_by_role("textbox").fill("print(relu_backward(None, [1.0]))")
+    assert _run_by_keyboard(page, last) == "error"
+    kind, _, words = _verdict(last)
+    assert kind == "error" and words == (
+        f"Stopped with an error at line {shown[2]} of part 2 of 3, a block above that this one continues:"
+        " TypeError: 'NoneType' object is not iterable"
+    )
+    marked = embedded.locator(".mg-run__line--error")
+    assert marked.count() == 1 and marked.get_attribute("id").endswith(f"-{shown[2]}")
+    last.get_by_role("button", name="Reset").click()
+
 
 @pytest.mark.xdist_group("one_python")
 def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(kept, run_url):

@@ -31,6 +31,15 @@ function markLines(block, marks) {
   });
 }
 
+/** The number a reader sees beside line `line` (1-based) of a block: its editor counts from 1, and the
+ * page's code may show the file's own numbers (an excerpt embedded from microgpt/).
+ * @param {Block} block  @param {number} line */
+function shownLine(block, line) {
+  if (block.editing) return line;
+  const numbers = block.el.querySelectorAll(".highlight .linenos pre > span:not(:empty)"); // Pygments opens with an empty one
+  return Number(numbers[line - 1]?.textContent) || line;
+}
+
 /**
  * After a run: the status line, the verdict (shown, and said in the status region in the same words),
  * the output, and the error marks.
@@ -58,6 +67,7 @@ export function showResult(block, result, { seconds, edited }) {
     parts: chain.length,
     edited,
     expected: expected ? (expected.querySelector("code")?.textContent ?? "") : null,
+    shownLine: (part, line) => shownLine(chain[part], line),
   });
   ui.verdict.hidden = !verdict;
   ui.verdict.dataset.verdict = verdict?.kind ?? "";

@@ -25,6 +25,7 @@
  * @property {number} parts       how many blocks that is
  * @property {boolean} edited     some block of it runs the reader's code, not the page's
  * @property {string | null} expected   the checked output the page shows under this block, if any
+ * @property {(part: number, line: number) => number} shownLine   the number the reader sees beside that line
  */
 
 const trimNewlines = (/** @type {string} */ s) => s.replace(/^\n+|\n+$/g, "");
@@ -38,12 +39,12 @@ export const errorText = (error) => (error.message ? `${error.type}: ${error.mes
 const verdict = (kind, icon, lead, rest) => ({ kind, icon, lead, words: [lead, rest].filter(Boolean).join(" ") });
 
 /** @param {RunError} error  @param {RunContext} context */
-function stopped(error, { part, parts }) {
+function stopped(error, { part, parts, shownLine }) {
   if (error.line === null) return verdict("error", "⚠", "Stopped with an error:", errorText(error));
   const where =
     error.part === null || error.part === part
-      ? `line ${error.line}`
-      : `line ${error.line} of part ${error.part + 1} of ${parts}, a block above that this one continues`;
+      ? `line ${shownLine(part, error.line)}`
+      : `line ${shownLine(error.part, error.line)} of part ${error.part + 1} of ${parts}, a block above that this one continues`;
   return verdict("error", "⚠", "Stopped with an error", `at ${where}: ${errorText(error)}`);
 }
 
