@@ -49,10 +49,10 @@ function stopped(error, { part, parts, shownLine }) {
 }
 
 /** A checker's first line as the verdict's words: its ✓ or ✗ is the icon's (the verdict's ok says which),
- * and a line that introduces the message below ends in a full stop instead of a colon.
+ * and the verdict ends it with one full stop (a line that introduces the message below ends in a colon).
  * @param {string} text */
 function headline(text) {
-  return text.split("\n")[0].replace(/^[✓✗]\s*/, "").replace(/:\s*$/, "");
+  return text.split("\n")[0].replace(/^[✓✗]\s*/, "").replace(/[:.]\s*$/, "");
 }
 
 /** The verdict on a run, or null when there is nothing to judge it by.
