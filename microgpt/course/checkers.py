@@ -2,16 +2,13 @@
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, check
 from microgpt.course.exercises import Step, data, first_step, grad
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
-
-if TYPE_CHECKING:
-    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 
 @functools.cache
