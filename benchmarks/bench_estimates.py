@@ -24,11 +24,11 @@ import subprocess
 import sys
 import time
 
-from microgpt.cli import limits
 from microgpt.cli.main import one_sample
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
+from microgpt.runtime import limits
 from microgpt.train import cyclic_gc_paused, train_step
 
 # (vocab_size, n_layer, n_embd, n_head): the default model, wide ones, deep ones, a narrow one whose

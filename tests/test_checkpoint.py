@@ -9,12 +9,12 @@ import re
 import pytest
 
 from microgpt import model as model_module
-from microgpt.cli import checkpoint
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_PARAMETERS
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
+from microgpt.runtime import checkpoint
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import MAX_PARAMETERS
 from microgpt.sample import sample
 from microgpt.train import train
 

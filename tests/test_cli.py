@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from microgpt import model
-from microgpt.cli import checkpoint, console, limits
+from microgpt.cli import console
 from microgpt.cli import main as cli
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.model import GPTConfig, Model
+from microgpt.runtime import checkpoint, limits
 from microgpt.train import Progress
 
 TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so these tests stay fast
@@ -229,7 +230,7 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
 
 
-@pytest.mark.parametrize("folder", ["microgpt", "microgpt/cli", "microgpt/course"])
+@pytest.mark.parametrize("folder", ["microgpt", "microgpt/runtime", "microgpt/cli", "microgpt/course"])
 def test_readme_layout_lists_every_module_of_each_folder_of_the_package(folder):
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.split("\n") if line.startswith(f"| `{folder}/` |"))
@@ -238,10 +239,11 @@ def test_readme_layout_lists_every_module_of_each_folder_of_the_package(folder):
     assert listed == modules
 
 
-def test_the_package_folder_holds_only_the_taught_modules_and_two_subpackages():
+def test_the_package_folder_holds_only_the_taught_modules_and_three_subpackages():
     package = Path(__file__).parents[1] / "microgpt"
-    assert {p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("__")} == {"cli", "course"}
-    for sub in ("cli", "course"):
+    subpackages = {"runtime", "cli", "course"}
+    assert {p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("__")} == subpackages
+    for sub in subpackages:
         assert (package / sub / "__init__.py").is_file()
 
 

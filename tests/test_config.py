@@ -5,9 +5,9 @@ import tracemalloc
 
 import pytest
 
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
 from microgpt.model import GPTConfig, init_params, parameters
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
 
 SHAPES = [
     {"vocab_size": 27},

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from microgpt.cli import files
-from microgpt.cli.errors import InputError
+from microgpt.runtime import files
+from microgpt.runtime.errors import InputError
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs, device nodes and modes are POSIX")
 

@@ -9,10 +9,14 @@ import tracemalloc
 import pytest
 
 from microgpt import engine
-from microgpt.cli import limits
 from microgpt.cli import main as cli_main
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import (
+from microgpt.cli.main import one_sample
+from microgpt.data import Tokenizer, load_docs
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.runtime import limits
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import (
     BYTES_PER_VALUE,
     MAX_DATA_BYTES,
     MAX_VALUES_PER_PASS,
@@ -23,10 +27,6 @@ from microgpt.cli.limits import (
     values_per_pass,
     values_per_step,
 )
-from microgpt.cli.main import one_sample
-from microgpt.data import Tokenizer, load_docs
-from microgpt.model import GPTConfig, Model
-from microgpt.optim import Adam
 from microgpt.sample import sample
 from microgpt.train import cyclic_gc_paused, train_step
 

@@ -15,23 +15,30 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from microgpt import __version__
-from microgpt.cli import checkpoint, files, limits
 from microgpt.cli.console import ProgressLine, StdoutFailed, note, say, silence_stdout, write_stdout
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_DATA_BYTES, MAX_PARAMETERS, MAX_VALUES_PER_PASS, check_config, check_fits, read_docs
-from microgpt.cli.stopping import (
+from microgpt.data import Tokenizer, default_data_path
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.runtime import checkpoint, files, limits
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import (
+    MAX_DATA_BYTES,
+    MAX_PARAMETERS,
+    MAX_VALUES_PER_PASS,
+    check_config,
+    check_fits,
+    read_docs,
+)
+from microgpt.runtime.signals import (
     STOP_SIGNALS,
     Stopped,
     StopRequest,
     exit_status,
-    exit_with,
     signal_name,
     stop_at_once,
     stop_when_safe,
+    stopped_line,
 )
-from microgpt.data import Tokenizer, default_data_path
-from microgpt.model import GPTConfig, Model
-from microgpt.optim import Adam
 from microgpt.sample import sample
 from microgpt.train import cyclic_gc_paused, train
 
@@ -193,20 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run() -> NoReturn:
-    """The `microgpt` command and `python -m microgpt`: main(), then exit as its status says.
-
-    From here to the exit a stop signal raises Stopped (never KeyboardInterrupt's traceback);
-    microgpt/__main__.py guards the moments before.
-    """
-    try:
-        with stop_at_once():
-            status = main()
-    except (Stopped, KeyboardInterrupt) as e:  # in the instants between main()'s handling and run()'s
-        status = stopped(e)
-    exit_with(status)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     try:
@@ -243,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
 def stopped(e: BaseException) -> int:
     """Say which stop signal ended the run where nothing was left to save; return its exit status."""
     signum = e.signum if isinstance(e, Stopped) else STOP_SIGNALS[0]  # KeyboardInterrupt: SIGINT
-    note(f"microgpt: stopped by {signal_name(signum)}")
+    note(stopped_line(signum))
     return exit_status(signum)
 
 

@@ -1,7 +1,10 @@
-"""How a run stops: Ctrl-C (SIGINT), SIGTERM and SIGHUP ask microgpt to stop, and it stops where nothing is lost.
+"""How microgpt stops: Ctrl-C (SIGINT), SIGTERM and SIGHUP ask it to stop, and it stops where nothing is lost.
 
-Three rules, used by the command line and by the file writer:
+This module is the one place that handles signals. Its rules, used by the command line and by the
+file writer:
 
+- `run_program()`: from the first line of `microgpt/__main__.py` to the exit, a stop signal is one
+  line and the signal's exit status, however far the program has got (even while it loads).
 - `stop_at_once()`: where nothing is left to save (start-up, sampling), a stop signal raises `Stopped`.
 - `stop_when_safe()`: while a model trains and is saved, a stop signal only records a request, and
   is acknowledged at once; the loop stops after the current step, the checkpoint is saved, and later
@@ -12,22 +15,31 @@ Three rules, used by the command line and by the file writer:
 
 And `exit_with()` ends the process with the status the README promises, whatever happened to
 stdout and stderr on the way.
+
+A signal that is ignored when microgpt starts (SIGHUP under `nohup`, Ctrl-C in a background job)
+stays ignored throughout. This module is imported before anything else of the command line, so it
+imports only what Python has loaded already (typing's names are for the type checker alone).
 """
+
+from __future__ import annotations
 
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import FrameType
-from typing import NoReturn, TextIO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing, which Python has not loaded yet
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from types import FrameType
+    from typing import NoReturn, TextIO
+
+    Handler = Callable[[int, FrameType | None], None]
 
 # SIGTERM is what `timeout`, docker and systemd send; SIGHUP what a closed terminal or ssh session sends.
 # Ctrl-\ (SIGQUIT) is left alone: it still stops the program at once, without saving (during the save,
 # once the file is in place: see signals_held).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-Handler = Callable[[int, FrameType | None], None]
 
 
 class Stopped(BaseException):
@@ -48,6 +60,61 @@ def signal_name(signum: int) -> str:
 def exit_status(signum: int) -> int:
     """The shell's convention for a program stopped by a signal: 128 + its number (130, 143)."""
     return 128 + signum
+
+
+def stopped_line(signum: int) -> str:
+    """What microgpt says when a stop signal ends it where there was nothing to save."""
+    return f"microgpt: stopped by {signal_name(signum)}"
+
+
+def run_program(load_main: Callable[[], Callable[[], int]], interrupted: bool = False) -> NoReturn:
+    """Load the program (load_main() imports it and returns its main()), run it, and exit with its status.
+
+    From the first instant, SIGTERM and SIGHUP raise Stopped, as Ctrl-C raises KeyboardInterrupt,
+    instead of ending the process silently: a stop signal while the program loads, or outside the
+    handling main() does itself, is one line and the signal's status. interrupted: a Ctrl-C came
+    while this module itself was loading.
+    """
+    try:
+        if interrupted:
+            raise KeyboardInterrupt
+        _stop_signals_raise()
+        main = load_main()
+        with stop_at_once():
+            status = main()
+    except (Stopped, KeyboardInterrupt) as e:  # KeyboardInterrupt: Ctrl-C, before the handlers are in place
+        status = _stopped(e.signum if isinstance(e, Stopped) else signal.SIGINT)
+    exit_with(status)
+
+
+def _stop_signals_raise() -> None:
+    """SIGTERM and SIGHUP raise Stopped from now on, as Ctrl-C raises KeyboardInterrupt; one that is ignored
+    stays ignored."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Stopped(signum)
+
+    for signum in STOP_SIGNALS:
+        if signum != signal.SIGINT and signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, handler)
+
+
+def _stopped(signum: int) -> int:
+    """Say which signal stopped the program, once, and return its exit status; a second signal meanwhile
+    is one more reason to stop, not a traceback."""
+    said = False
+    while True:
+        try:
+            _ignore_stop_signals()
+            if not said:
+                said = True
+                if sys.stderr is not None:
+                    sys.stderr.write(stopped_line(signum) + "\n")
+            return exit_status(signum)
+        except (KeyboardInterrupt, Stopped):
+            continue
+        except (OSError, ValueError):  # stderr cannot be written: exit all the same
+            return exit_status(signum)
 
 
 def exit_with(status: int) -> NoReturn:
@@ -181,7 +248,7 @@ def _handling(handler: Handler) -> Iterator[None]:
     A signal that is ignored stays ignored: a job started in the background with `&` ignores Ctrl-C,
     and should go on doing so. Outside the main thread signals cannot be handled, and nothing changes.
     """
-    previous: dict[signal.Signals, signal.Handlers | Handler | int | None] = {}
+    previous: dict[int, signal.Handlers | Handler | int | None] = {}
     try:
         for signum in STOP_SIGNALS:
             if signal.getsignal(signum) is not signal.SIG_IGN:

@@ -12,11 +12,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from microgpt.cli import files
-from microgpt.cli.errors import InputError
 from microgpt.data import split_docs
 from microgpt.engine import Value
 from microgpt.model import GPTConfig
+from microgpt.runtime import files
+from microgpt.runtime.errors import InputError
 
 # A bound, so that /dev/zero or a mistaken multi-gigabyte file fails at once: 16 MiB holds about
 # two million names, days of training at one document per step.

@@ -10,8 +10,8 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from microgpt.cli.errors import InputError
-from microgpt.cli.stopping import signals_held
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.signals import signals_held
 
 # A short temporary name, whatever the output's name: any name the file system accepts for the
 # output works, and ".microgpt-" + 8 hex digits + ".tmp" (22 bytes) fits every file system.

@@ -11,12 +11,12 @@ import reprlib
 from pathlib import Path
 from typing import Any
 
-from microgpt.cli import files
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_PARAMETERS, check_config
 from microgpt.data import Tokenizer
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Matrix, Model
+from microgpt.runtime import files
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import MAX_PARAMETERS, check_config
 
 FORMAT = "microgpt-checkpoint"
 VERSION = 1
