@@ -37,7 +37,7 @@ def microgpt(*args: str, cwd=None, timeout: float = 60, **kwargs) -> subprocess.
     )
 
 
-def microgpt_with_hook(hook: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def microgpt_with_hook(hook: str, *args: str, timeout: float = 60, preexec_fn=None) -> subprocess.CompletedProcess:
     """Run the command line in a fresh Python after `hook` (code that patches microgpt) has run.
 
     This is how a signal is delivered at an exact point (a given step, the middle of the save):
@@ -53,14 +53,20 @@ def microgpt_with_hook(hook: str, *args: str, timeout: float = 60) -> subprocess
         capture_output=True,
         text=True,
         timeout=timeout,
-        preexec_fn=restore_default_signals,
+        preexec_fn=preexec_fn or restore_default_signals,
     )
 
 
+# Every signal a test sends a child. The suite may start with some of them ignored (SIGHUP under `nohup`
+# or some CI runners, SIGINT in a background job), and a child inherits that: microgpt rightly keeps an
+# ignored signal ignored, so a test that sends one gives its child the default disposition first.
+SENT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
 def restore_default_signals() -> None:
-    # in case the tests run where SIGINT is ignored (a background job): the child gets the defaults
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    """Run in the child before it starts (preexec_fn): the default disposition for every signal the tests send."""
+    for signum in SENT_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
     import resource
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a child ended by SIGQUIT leaves no core file behind
@@ -758,6 +764,42 @@ def test_a_second_signal_during_the_save_after_ctrl_c_changes_nothing(tmp_path):
     assert "Ctrl-C (SIGINT) at step 3 of 50; saved what was trained so far" in result.stderr
 
 
+@posix_only
+def test_a_child_of_the_tests_gets_the_default_disposition_of_every_signal_whatever_the_suite_inherited():
+    def ignored_then_restored():
+        for signum in SENT_SIGNALS:  # as under `nohup` (SIGHUP) or in a background job (SIGINT)
+            signal.signal(signum, signal.SIG_IGN)
+        restore_default_signals()
+
+    code = f"import signal; print([signal.getsignal(s) is signal.SIG_DFL for s in {list(map(int, SENT_SIGNALS))}])"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, preexec_fn=ignored_then_restored
+    )
+    # SIGINT: Python installs its own handler in any child whose SIGINT is not ignored
+    assert result.stdout.strip() == str([False, True, True, True]), result.stderr
+
+
+def sighup_ignored() -> None:
+    """A child started as under `nohup`: SIGHUP ignored, the rest at their defaults."""
+    restore_default_signals()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+@posix_only
+def test_an_ignored_sighup_stays_ignored_while_training_and_while_loading(tmp_path):
+    out = tmp_path / "m.json"
+    hook = SIGNAL_AT_STEP_3.format(first="SIGHUP")
+    result = microgpt_with_hook(hook, "train", "--steps", "5", *TINY, "--out", str(out), preexec_fn=sighup_ignored)
+    assert result.returncode == 0, result.stderr
+    assert "SIGHUP" not in result.stderr
+    assert_saved_completely(out, steps=5, planned=5)
+    out.unlink()
+    loading = signal_while_loading(tmp_path, "SIGHUP", "microgpt.cli.main", preexec_fn=sighup_ignored)
+    assert loading.returncode == 0, loading.stderr
+    assert "SIGHUP" not in loading.stderr
+    assert checkpoint.load(out)[2]["steps"] == 1
+
+
 STOP_DURING_START_UP = """
 import microgpt.cli.main
 real_read_docs = microgpt.cli.main.read_docs
@@ -928,14 +970,16 @@ else:  # what the script pip writes for the `microgpt` command does
 """
 
 
-def signal_while_loading(tmp_path, name: str, module: str, how: str = "python -m") -> subprocess.CompletedProcess:
+def signal_while_loading(
+    tmp_path, name: str, module: str, how: str = "python -m", preexec_fn=None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", SIGNAL_WHILE_LOADING, name, module, how, "train", "--steps", "1", *TINY]
         + ["--out", str(tmp_path / "m.json")],
         capture_output=True,
         text=True,
         timeout=60,
-        preexec_fn=restore_default_signals,
+        preexec_fn=preexec_fn or restore_default_signals,
     )
 
 
