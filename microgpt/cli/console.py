@@ -11,8 +11,8 @@ import time
 from collections import deque
 from typing import TextIO
 
-from microgpt.runtime.limits import duration
 from microgpt.runtime.signals import point_at_devnull
+from microgpt.runtime.units import duration
 from microgpt.train import Progress
 
 

@@ -218,8 +218,17 @@ def stop_when_safe(acknowledge: Callable[[int], None] | None = None) -> Iterator
                 except Exception:  # saying so must never cost the run (a stream written to mid-write, ...)
                     pass
 
-    with _handling(handler):
-        yield request
+    with _handling(handler) as installed:
+        _safe_handlers.append((handler, installed))
+        try:
+            yield request
+        finally:
+            _safe_handlers.pop()
+
+
+# The handlers of the stop_when_safe blocks open now, innermost last, with the signals each was installed for:
+# they only record and acknowledge, so signals_held lets them hear a stop signal while a file is written.
+_safe_handlers: list[tuple[Handler, tuple[int, ...]]] = []
 
 
 @contextmanager
@@ -230,20 +239,65 @@ def signals_held() -> Iterator[None]:
     at once, by default, and leave the temporary file behind. Only SIGKILL and SIGSTOP cannot wait.
     Blocking (not a handler) makes this hold whatever handler is installed, even Python's default
     KeyboardInterrupt. Where signals cannot be blocked (Windows), this does nothing.
+
+    Inside stop_when_safe (the command line saving what it trained), a stop signal is still heard at
+    once, however long the write takes (a large checkpoint, a slow disk): a thread of its own waits for
+    it while it is held, and hands it to that block's handler, which only records it and says so.
     """
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    watcher = _Watcher(*_safe_handlers[-1]) if _safe_handlers and hasattr(signal, "sigtimedwait") else None
     try:
         yield
     finally:
+        if watcher is not None:
+            watcher.stop()
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+class _Watcher:
+    """A thread that takes the stop signals while they are held and hands each to a stop_when_safe handler.
+
+    It is started with every signal blocked, as the thread that starts it has them, so a stop signal
+    stays pending until sigtimedwait takes it here; one that comes after the watcher stops is delivered
+    to the handler as usual when the signals are let through.
+    """
+
+    POLL = 0.05  # seconds between looks at whether the write is done: the longest stop() waits
+
+    def __init__(self, handler: Handler, signums: tuple[int, ...]):
+        import threading  # only now: this module loads before the command line, and threading is not loaded yet
+
+        self.done = threading.Event()
+        self.thread: threading.Thread | None = threading.Thread(
+            target=self._watch, args=(handler, signums), name="microgpt: stop signals during a save", daemon=True
+        )
+        try:
+            self.thread.start()
+        except RuntimeError:  # no threads here (a browser's Python): the signal waits for the write, as others do
+            self.thread = None
+
+    def _watch(self, handler: Handler, signums: tuple[int, ...]) -> None:
+        while signums and not self.done.is_set():
+            try:
+                info = signal.sigtimedwait(signums, self.POLL)
+            except OSError:
+                return
+            if info is not None:
+                handler(info.si_signo, None)
+
+    def stop(self) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+
+
 @contextmanager
-def _handling(handler: Handler) -> Iterator[None]:
-    """Install handler for every stop signal for the duration of the block, then restore what was there.
+def _handling(handler: Handler) -> Iterator[tuple[int, ...]]:
+    """Install handler for every stop signal for the duration of the block, then restore what was there;
+    the block is given the signals it was installed for.
 
     A signal that is ignored stays ignored: a job started in the background with `&` ignores Ctrl-C,
     and should go on doing so. Outside the main thread signals cannot be handled, and nothing changes.
@@ -256,7 +310,7 @@ def _handling(handler: Handler) -> Iterator[None]:
     except ValueError:  # not the main thread
         pass
     try:
-        yield
+        yield tuple(previous)
     finally:
         for signum, old in previous.items():
             # None: a handler installed from outside Python, which cannot be put back; the default is closest
