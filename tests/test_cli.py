@@ -328,7 +328,7 @@ TRAIN_ERRORS = {
     "out-file-slash": (["--out", "{d}/long.txt/"], "--out: {d}/long.txt is a regular file, not a directory"),
     "out-directory-dot": (["--out", "{d}/subdir/."], "--out: {d}/subdir/. names a directory, not a file"),
     "out-directory-dot-dot": (["--out", "{d}/subdir/.."], "--out: {d}/subdir/.. names a directory, not a file"),
-    "out-deeper-under-a-file": (["--out", "{d}/long.txt/x/m.json"], "--out: {d}/long.txt/x is not a directory: a part"),
+    "out-deeper-under-a-file": (["--out", "{d}/long.txt/x/m.json"], "--out: {d}/long.txt is a regular file, not a"),
     "out-ends-in-slash": (["--out", "{d}/new/"], "--out: {d}/new/ names a directory, not a file"),
     "out-empty": (["--out", ""], "--out: the path is empty"),
     "data-empty-path": (["--data", ""], "data file: the path is empty"),

@@ -128,7 +128,7 @@ def replaceable(name: str | Path) -> os.stat_result | None:
             raise InputError(f"{path} names a directory, not a file") from None
         raise InputError(f"directory does not exist: {parent}") from None
     except NotADirectoryError:
-        raise InputError(f"{parent} is not a directory: a part of it is a file") from None
+        raise InputError(_not_a_directory(parent)) from None
     except (OSError, ValueError) as e:  # a name too long, a loop of symbolic links, a NUL, ...
         raise InputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     if not stat.S_ISDIR(info.st_mode):
@@ -158,6 +158,23 @@ def replaceable(name: str | Path) -> os.stat_result | None:
             "(the sticky bit, as on /tmp); choose another path"
         )
     return info
+
+
+def _not_a_directory(path: str) -> str:
+    """Which part of path, a path the system refused with "Not a directory", is a file: the nearest one up."""
+    head = path
+    while head:
+        up = os.path.split(head)[0]
+        if up == head:
+            break
+        head = up
+        try:
+            info = os.stat(head)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            return f"{head} is {describe(info.st_mode)}, not a directory, so {path} cannot be a file in it"
+    return f"{path} is not a directory: a part of it is a file"
 
 
 def _owned_by_another_in_a_sticky_directory(directory: str, info: os.stat_result) -> bool:
