@@ -197,6 +197,25 @@ def test_read_docs_reads_what_load_docs_reads(tmp_path):
     assert sorted(read_docs(path)) == ["anna", "bob\rby", "zoë\u2028x"]
 
 
+@pytest.mark.parametrize(
+    ("content", "docs"),
+    [
+        ("\ufeff\n", None),  # the case: a line of only U+FEFF
+        ("\ufeffanna\n\ufeff\n \ufeff \t\ufeff\r\n", ["anna"]),
+        ("anna\n\ufeffbob\r\n\ufeff\ufeffcarla\n", ["anna", "bob", "carla"]),  # files joined with `cat`
+        ("zo\ufeffe\nx\ufeff\n", ["x\ufeff", "zo\ufeffe"]),  # inside or after a document, a character like any
+    ],
+    ids=["only-a-mark", "marks-and-whitespace", "joined-files", "inside-a-document"],
+)
+def test_a_byte_order_mark_starting_a_line_is_no_part_of_a_document(tmp_path, content, docs):
+    path = write(tmp_path, content)
+    if docs is None:
+        with pytest.raises(InputError, match="data file has no documents"):
+            read_docs(path)
+    else:
+        assert sorted(read_docs(path)) == docs
+
+
 def test_check_fits_accepts_a_document_of_block_size_minus_one_characters():
     check_fits(["abc", "abcdefg"], block_size=8)  # 7 characters + BOS = 8 positions
 

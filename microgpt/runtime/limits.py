@@ -9,6 +9,7 @@ this: they trust their input, as the reference does.
 """
 
 import dataclasses
+import re
 import struct
 import sys
 from collections import Counter
@@ -369,13 +370,26 @@ def check_fits(docs: list[str], block_size: int) -> None:
         )
 
 
+BOM = "\ufeff"  # a byte order mark: marks a file's encoding, and is no character of a document
+# The marks and whitespace (what str.strip() removes) a line begins with; only whitespace and marks go,
+# and a line's own "\n" before them stays, so no two documents become one
+LINE_START_MARKS = re.compile(rf"^[\s{BOM}]+", re.MULTILINE)
+
+
 def read_docs(path: str | Path, seed: int = 42) -> list[str]:
-    """The documents of a data file (see data.split_docs), read with MAX_DATA_BYTES as its bound."""
+    """The documents of a data file (see data.split_docs), read with MAX_DATA_BYTES as its bound.
+
+    A byte order mark is dropped where a file begins, and at the start of any line, so that a line of
+    nothing else (or of marks and whitespace) is no document: one ends every file a tool wrote with
+    one, and `cat` puts it at the start of a line.
+    """
     raw = files.read_bytes(path, MAX_DATA_BYTES, "data file")
     try:
         text = raw.decode("utf-8-sig")  # -sig: a byte order mark is not part of the first document
     except UnicodeDecodeError as e:
         raise InputError(f"data file is not valid UTF-8: {path} (byte {e.start})") from None
+    if BOM in text:  # files joined end to end (cat a.txt b.txt) keep each one's mark at the start of a line
+        text = LINE_START_MARKS.sub("", text)
     docs = split_docs(text, seed)
     if not docs:
         raise InputError(f"data file has no documents (every line is empty): {path}")
