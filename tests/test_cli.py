@@ -1311,6 +1311,24 @@ def test_a_step_larger_than_the_memory_left_is_refused_at_once_with_how_far_each
     assert re.search(r"or the address-space limit would have to be [\d.]+ GB or more \(ulimit -v \d+\)$", line)
 
 
+def test_memory_that_runs_out_during_training_anyway_costs_only_the_step_it_ran_out_in(tmp_path, monkeypatch, capsys):
+    # the bounds leave room for the run, but other programs may take the machine's memory meanwhile
+    real_step, calls = cli.train.__globals__["train_step"], []
+
+    def step_that_runs_out(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError
+        return real_step(*args)
+
+    monkeypatch.setattr("microgpt.train.train_step", step_that_runs_out)
+    out = tmp_path / "m.json"
+    assert cli.main(["train", "--steps", "10", *TINY, "--out", str(out)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert re.fullmatch(rf"out of memory( \(.+ now\))? at step 3; saved the 2 steps before it to {out}", line), line
+    assert_saved_completely(out, steps=2, planned=10)
+
+
 @posix_only
 @pytest.mark.parametrize("command", ["train", "sample"])
 def test_under_an_address_space_limit_a_run_too_large_is_refused_at_once(tmp_path, ckpt, command):

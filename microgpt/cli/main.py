@@ -44,7 +44,7 @@ from microgpt.runtime.signals import (
     stop_when_safe,
     stopped_line,
 )
-from microgpt.runtime.units import duration, number, size
+from microgpt.runtime.units import counted, duration, number, size
 from microgpt.sample import sample
 from microgpt.train import cyclic_gc_paused, train
 
@@ -263,6 +263,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     try:
+        return run_command(argv)
+    except MemoryError:  # the bounds leave room for the run, but the machine's memory may go to others meanwhile
+        pass  # leaving this block lets go of the traceback, and with it of what filled the memory
+    note(f"microgpt: error: {out_of_memory()}")
+    return EXIT_USAGE
+
+
+def out_of_memory() -> str:
+    room = machine.memory_room()
+    return "out of memory" + ("" if room is None else f" ({room.cause} leaves this process {size(room.bytes)} now)")
+
+
+def run_command(argv: list[str] | None) -> int:
+    """main(), but for running out of memory."""
+    try:
         with stop_at_once():  # until training starts, Ctrl-C or SIGTERM simply stops (nothing to save yet)
             args = build_parser().parse_args(argv)
             if args.command == "train":
@@ -287,11 +302,6 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # the environment failed under us (a file vanished mid-check, ...): still one line
         where = f": {e.filename}" if e.filename else ""
         note(f"microgpt: error: {e.strerror or e}{where}")
-        return EXIT_USAGE
-    except MemoryError:
-        room = machine.memory_room()
-        bound = "" if room is None else f" ({room.cause} leaves this process {size(room.bytes)} more)"
-        note(f"microgpt: error: out of memory{bound}")
         return EXIT_USAGE
 
 
@@ -355,7 +365,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     except InputError as e:
         raise InputError(f"--out: {e}") from None
     n = limits.parameter_count(config)
-    say_estimate(f"{args.steps:,} steps of a {n:,}-parameter model on {len(docs):,} documents", cost.time, cost.bytes)
+    what = f"{counted(args.steps, 'step')} of a {n:,}-parameter model on {counted(len(docs), 'document')}"
+    say_estimate(what, cost.time, cost.bytes)
     model = Model.init(config, seed=args.seed)
 
     # From here to the end, Ctrl-C and SIGTERM only ask to stop: the step finishes, the save completes.
@@ -370,7 +381,13 @@ def cmd_train(args: argparse.Namespace) -> int:
             training(signum)
 
     with stop_when_safe(heard) as stop:
-        done = fit(model, tokenizer, docs, args.steps, args.lr, stop, progress)
+        try:
+            done = fit(model, tokenizer, docs, args.steps, args.lr, stop, progress)
+        except OutOfMemory as e:  # the step that ran out had not updated the model yet (its update allocates little)
+            saving = True
+            checkpoint.save(args.out, model, tokenizer, run_meta(args, data, e.done))
+            saved = f"saved the {counted(e.done, 'step')} before it to {args.out}"
+            raise InputError(f"{out_of_memory()} at step {e.done + 1}; {saved}") from None
         saving = True
         before_save = stop.signum
         checkpoint.save(args.out, model, tokenizer, run_meta(args, data, done))
@@ -411,7 +428,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
     model, tokenizer, _ = checkpoint.load(args.ckpt, check=room_for)  # its block_size is within the bounds
     cost = limits.sampling_run(model.config, args.n)
-    say_estimate(f"{args.n:,} samples of at most {model.config.block_size:,} tokens", cost.time, cost.bytes, "at most")
+    what = f"{counted(args.n, 'sample')} of at most {counted(model.config.block_size, 'token')}"
+    say_estimate(what, cost.time, cost.bytes, "at most")
     try:
         print_samples(model, tokenizer, args.n, args.temperature, args.seed)
     except (ArithmeticError, ValueError) as e:
@@ -464,6 +482,14 @@ def acknowledge(progress: ProgressLine, then: str) -> Callable[[int], None]:
     return say_heard
 
 
+class OutOfMemory(Exception):
+    """Memory ran out during a training step, after `done` whole steps."""
+
+    def __init__(self, done: int):
+        super().__init__(done)
+        self.done = done
+
+
 def fit(
     model: Model,
     tokenizer: Tokenizer,
@@ -481,15 +507,20 @@ def fit(
         while not stop:
             try:
                 p = next(run, None)
+            except MemoryError:
+                p = None  # raised below, once this block has let go of the step's graph
             except (ArithmeticError, ValueError) as e:  # ValueError: log(0), a math domain error
                 # a learning rate far too large sends the weights to where exp() overflows or log() meets 0
                 raise InputError(f"training diverged at step {done + 1} ({e}); try a smaller --lr") from None
-            if p is None:
-                break
-            if not math.isfinite(p.loss):
-                raise InputError(f"training diverged at step {p.step} (loss {p.loss}); try a smaller --lr")
-            progress.update(p)
-            done = p.step
+            else:
+                if p is None:
+                    break
+                if not math.isfinite(p.loss):
+                    raise InputError(f"training diverged at step {p.step} (loss {p.loss}); try a smaller --lr")
+                progress.update(p)
+                done = p.step
+                continue
+            raise OutOfMemory(done)
     finally:
         progress.finish()
     return done

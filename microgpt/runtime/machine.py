@@ -107,13 +107,13 @@ def _meminfo() -> dict[str, int]:
 def _kib_fields(path: str) -> dict[str, int]:
     fields = {}
     try:
-        with open(path, encoding="ascii") as f:
+        with open(path, "rb") as f:  # bytes: no codec to load, which could fail where memory ran out
             for line in f:
-                name, _, value = line.partition(":")
+                name, _, value = line.partition(b":")
                 parts = value.split()
-                if len(parts) == 2 and parts[1] == "kB" and parts[0].isascii() and parts[0].isdigit():
-                    fields[name] = int(parts[0]) * KIB
-    except (OSError, ValueError):
+                if len(parts) == 2 and parts[1] == b"kB" and parts[0].isdigit():  # bytes.isdigit(): ASCII only
+                    fields[name.decode("ascii", "replace")] = int(parts[0]) * KIB
+    except OSError:
         pass
     return fields
 
@@ -133,8 +133,8 @@ def _cgroup_room() -> Room | None:
 
 def _read_int(path: str) -> int | None:
     try:
-        with open(path, encoding="ascii") as f:
+        with open(path, "rb") as f:
             text = f.read(64).strip()
     except OSError:
         return None
-    return int(text) if text.isascii() and text.isdigit() else None  # "max": no limit
+    return int(text) if text.isdigit() else None  # "max": no limit; bytes.isdigit() is ASCII only

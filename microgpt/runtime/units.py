@@ -14,6 +14,11 @@ def number(n: int, separator: str = "") -> str:
     return f"{n:{separator}}" if n < 10**24 else f"about 10^{math.floor(math.log10(n))}"
 
 
+def counted(n: int, thing: str) -> str:
+    """'1 step', '5,163 documents': a count and what it counts, in the plural but for one."""
+    return f"{n:,} {thing}" if n == 1 else f"{n:,} {thing}s"
+
+
 def size(n: float) -> str:
     """n bytes in decimal units, to three significant digits: 1,600,000 -> '1.6 MB'."""
     for power, unit in enumerate(("bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")):
