@@ -898,7 +898,7 @@ def test_ctrl_c_from_outside_saves_what_was_trained_and_ends_by_the_signal(tmp_p
     assert meta["interrupted"] is True
     assert 1 <= meta["steps"] < 100000
     assert f"Ctrl-C (SIGINT) at step {meta['steps']} of 100000; saved what was trained so far" in stderr
-    assert f"wrote {out} ({meta['steps']} steps)" in stdout
+    assert f"wrote {out} ({meta['steps']} step" in stdout
     assert os.listdir(tmp_path) == ["m.json"]
 
 

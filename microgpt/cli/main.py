@@ -398,7 +398,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         elif stop.signum is not None:
             note(f"microgpt: {signal_name(stop.signum)} arrived during the save; the checkpoint is complete")
         try:
-            say(f"wrote {args.out} ({done} steps); try: python -m microgpt sample --ckpt {shlex.quote(args.out)}")
+            try_it = f"try: python -m microgpt sample --ckpt {shlex.quote(args.out)}"
+            say(f"wrote {args.out} ({counted(done, 'step')}); {try_it}")
         except StdoutFailed as e:  # the work is saved: say so, since the line that would have cannot
             raise StdoutFailed(f"{e} (the checkpoint {args.out} was written)") from None
     return 0 if stop.signum is None else exit_status(stop.signum)

@@ -172,7 +172,7 @@ def load(path: str | Path, check: Callable[[GPTConfig], None] | None = None) -> 
 
 def _parse(raw: bytes, where: str) -> Any:
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        return json.loads(raw.decode("utf-8"), parse_float=_number, parse_constant=_reject_constant)
     except UnicodeDecodeError as e:
         raise InputError(f"{where} is not valid JSON: not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:
@@ -181,6 +181,13 @@ def _parse(raw: bytes, where: str) -> Any:
         raise InputError(f"{where} is not valid JSON: {e}") from None
     except RecursionError:
         raise InputError(f"{where} is not a microgpt checkpoint: its JSON is nested too deeply") from None
+
+
+def _number(text: str) -> float:
+    """float(text), called from Python: json.loads is one C call, in which no signal handler runs (a Ctrl-C
+    while a large checkpoint is read would be heard only at its end, seconds later on a busy machine),
+    while a Python function lets them run between two numbers. It costs about a fifth of the parse."""
+    return float(text)
 
 
 def _reject_constant(name: str) -> float:
