@@ -249,6 +249,21 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     assert f"exit {cli.EXIT_USAGE}, never a traceback" in readme
     assert f"(`microgpt: Ctrl-C (SIGINT): {ACKNOWLEDGED}`, however long the step)" in readme
     assert f"quietly with exit {cli.EXIT_BROKEN_PIPE}" in readme
+    assert limits.MAX_STEPS == limits.MAX_SAMPLES
+    assert f"`--steps` and `-n` are at most {limits.MAX_STEPS:,}" in readme
+    assert f"(`microgpt: SIGTERM: {cli.SAVING_FIRST}`)" in readme
+
+
+def test_readme_says_where_the_speed_is_kept(monkeypatch, tmp_path):
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert speed.cache_dir() == tmp_path / ".cache" / "microgpt"
+    assert f"`~/.cache/microgpt/{speed.FILE_NAME}` on Linux (under `$XDG_CACHE_HOME` if that is set)" in readme
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert speed.cache_dir() == tmp_path / "xdg" / "microgpt"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # the XDG spec: ignored
+    assert speed.cache_dir() == tmp_path / ".cache" / "microgpt"
 
 
 @pytest.mark.parametrize("folder", ["microgpt", "microgpt/runtime", "microgpt/cli", "microgpt/course"])
@@ -790,7 +805,7 @@ def test_a_stop_signal_during_the_save_is_acknowledged_at_once_and_cannot_lose_i
     assert_saved_completely(out, steps=5, planned=5)
     said = "Ctrl-C (SIGINT)" if name == "SIGINT" else name
     assert [line for line in result.stderr.splitlines() if not is_progress(line)] == [
-        f"microgpt: {said}: saving the checkpoint first, then stopping",  # while the write is held
+        f"microgpt: {said}: {cli.SAVING_FIRST}",  # while the write is held
         f"microgpt: {said} arrived during the save; the checkpoint is complete",
     ]
 
@@ -803,6 +818,28 @@ def test_a_second_signal_during_the_save_after_ctrl_c_changes_nothing(tmp_path):
     assert result.returncode == 130  # the first signal says why the run stopped
     assert_saved_completely(out, steps=3, planned=50)
     assert "Ctrl-C (SIGINT) at step 3 of 50; saved what was trained so far" in result.stderr
+
+
+@posix_only
+def test_every_line_on_stderr_but_the_progress_line_begins_with_microgpt(tmp_path, ckpt, monkeypatch, capsys):
+    out = tmp_path / "m.json"
+    stopped = microgpt_with_hook(
+        SIGNAL_AT_STEP_3.format(first="SIGTERM"), "train", "--steps", "9", *TINY, "--out", str(out)
+    )
+    during_save = microgpt_with_hook(
+        SIGNAL_DURING_SAVE.format(during_save="SIGHUP"), "train", "--steps", "2", *TINY, "--out", str(out)
+    )
+    monkeypatch.setattr(cli, "DEMO_STEPS", 2)
+    monkeypatch.chdir(tmp_path)
+    in_process = [
+        cli.main([]),
+        cli.main(["sample", "--ckpt", str(ckpt), "-n", "2"]),
+        cli.main(["train", "--steps", "0"]),
+    ]
+    assert in_process == [0, 0, 2]
+    lines = (stopped.stderr + during_save.stderr + capsys.readouterr().err).splitlines()
+    assert len([line for line in lines if not line.startswith("step ")]) >= 9
+    assert all(line.startswith(("step ", "microgpt: ")) for line in lines), lines
 
 
 @posix_only

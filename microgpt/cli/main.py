@@ -63,6 +63,7 @@ EXAMPLES = [
 ]
 
 HELP_WIDTH = 100
+SAVING_FIRST = "saving the checkpoint first, then stopping"  # what a stop signal during the save says at once
 SEEDS = f"a whole number from 0 to {MAX_SEED:,}"
 
 # What each of the model's shape flags means; the flags themselves and their defaults come from GPTConfig.
@@ -376,7 +377,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     def heard(signum: int) -> None:
         if saving:  # during the save itself: it is written whole, then the run stops
-            progress.interject(f"microgpt: {signal_name(signum)}: saving the checkpoint first, then stopping")
+            progress.interject(f"microgpt: {signal_name(signum)}: {SAVING_FIRST}")
         else:
             training(signum)
 
