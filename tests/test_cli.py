@@ -311,7 +311,7 @@ BAD_FILES = ["corrupt.json", "empty.txt", "future.json", "latin1.txt", "long.txt
 
 
 TRAIN_ERRORS = {
-    "steps-zero": (["--steps", "0"], "--steps must be at least 1, got 0"),
+    "steps-zero": (["--steps", "0"], "--steps must be from 1 to 1,000,000,000, got 0"),
     "steps-beyond-the-bound": (["--steps", "1000000001"], "--steps 1,000,000,001 would take "),
     "steps-of-400-digits": (["--steps", "1" + "0" * 400], "--steps about 10^400 would take about 10^"),
     "steps-arabic-indic": (["--steps", "\u0663"], "argument --steps: invalid value '\u0663': a whole number from 1 "),

@@ -337,7 +337,7 @@ def cmd_demo() -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    in_range("--steps", args.steps, 1)  # at most MAX_STEPS: checked below, with what that many would take
+    in_range("--steps", min(args.steps, MAX_STEPS), 1, MAX_STEPS)  # more than MAX_STEPS: below, with what they take
     in_range("--seed", args.seed, 0, MAX_SEED)
     if not (math.isfinite(args.lr) and args.lr > 0):
         raise InputError(f"--lr must be a positive finite number, got {args.lr}")
@@ -445,12 +445,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
     return 0
 
 
-def in_range(flag: str, value: int, low: int, high: int | None = None) -> None:
+def in_range(flag: str, value: int, low: int, high: int) -> None:
     """Refuse a whole number out of its option's range, saying the range."""
-    if value < low or (high is not None and value > high):
+    if not low <= value <= high:
         shown = number(value, ",") if value >= 0 else f"-{number(-value, ',')}"
-        allowed = f"at least {low:,}" if high is None else f"from {low:,} to {high:,}"
-        raise InputError(f"{flag} must be {allowed}, got {shown}")
+        raise InputError(f"{flag} must be from {low:,} to {high:,}, got {shown}")
 
 
 def say_estimate(what: str, time: str, memory: int, how: str = "about") -> None:
