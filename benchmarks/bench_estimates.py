@@ -106,19 +106,31 @@ def measure(kind: str, shape: tuple[int, int, int, int]) -> dict[str, float]:
     return {"seconds": seconds, "bytes": peak - before}
 
 
-def child(argv: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Run argv; its CPU time (user + system), its peak resident size, and its stderr."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of children is the largest of any child so far: each run here is larger than the last
-    return cpu, after.ru_maxrss * 1024, result.stderr
+def child(args: list[str], env: dict[str, str], to_the_end: bool = False) -> tuple[float, int, str]:
+    """Run `python -m microgpt args` (every sample to block_size, with to_the_end): its CPU time (user +
+    system), its peak resident size, and its stderr."""
+    with tempfile.NamedTemporaryFile() as peak:
+        code = COMMAND_LINE.replace("NEVER_BOS", str(to_the_end))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        result = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, env={**env, "PEAK_FILE": peak.name}
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert result.returncode == 0, result.stderr
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        with open(peak.name) as f:
+            return cpu, int(f.read()), result.stderr
 
 
-SAMPLE_TO_THE_END = """
-import random, sys
-random.Random.choices = lambda self, population, weights=None, **kwargs: [population[0]]  # never BOS
+# The command line as `python -m microgpt` runs it, writing its own peak resident size as it exits
+COMMAND_LINE = """
+import atexit, os, random, resource, sys
+def peak():
+    with open(os.environ["PEAK_FILE"], "w") as f:
+        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))  # kB on Linux
+atexit.register(peak)
+if NEVER_BOS:
+    random.Random.choices = lambda self, population, weights=None, **kwargs: [population[0]]
 from microgpt.__main__ import main
 sys.argv[0] = "microgpt"
 main()
@@ -131,10 +143,8 @@ def whole_runs(env: dict[str, str], here: speed.Speed) -> list[tuple[str, float,
     config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = os.path.join(tmp, "m.json")
-        base_cpu, base_rss, _ = child([sys.executable, "-m", "microgpt", "--version"], env)
-        cpu, rss, err = child(
-            [sys.executable, "-m", "microgpt", "train", "--steps", str(RUN_STEPS), "--out", ckpt], env
-        )
+        base_cpu, base_rss, _ = child(["--version"], env)
+        cpu, rss, err = child(["train", "--steps", str(RUN_STEPS), "--out", ckpt], env)
         train = limits.training_run(config, docs, RUN_STEPS, here)
         said = re.search(r"about (.+?) of CPU time", err)
         rows = [
@@ -146,8 +156,7 @@ def whole_runs(env: dict[str, str], here: speed.Speed) -> list[tuple[str, float,
                 rss - base_rss,
             )
         ]
-        argv = [sys.executable, "-c", SAMPLE_TO_THE_END, "sample", "--ckpt", ckpt, "-n", str(RUN_SAMPLES)]
-        cpu, rss, err = child(argv, env)
+        cpu, rss, err = child(["sample", "--ckpt", ckpt, "-n", str(RUN_SAMPLES)], env, to_the_end=True)
         sampling = limits.sampling_run(config, RUN_SAMPLES, here)
         said = re.search(r"at most (.+?) of CPU time", err)
         label = f"sample -n {RUN_SAMPLES}, each to block_size ({said[1] if said else '?'})"
