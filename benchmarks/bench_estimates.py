@@ -18,8 +18,9 @@ wall time would measure the neighbours. Peak memory is the process's peak reside
 less its size just before the run: what the machine really gives up, allocator included.
 
 Usage: .venv/bin/python benchmarks/bench_estimates.py [--fresh]   (about six minutes; `make bench-estimates`)
-  --fresh   measure this machine's speed anew (in a cache directory of this run's own) instead of using
-            the one kept in the user's cache: a second calibration, to compare with the first
+  --fresh   measure this machine's speed anew, as its first runs would (speed.MEASUREMENTS times, in a
+            cache directory of this run's own), instead of using the one kept in the user's cache: a
+            second calibration, to compare with the first
   --probe   print the probe's CPU time per Value, the median of 20 runs: speed.REFERENCE_PROBE on the
             reference machine
 """
@@ -178,6 +179,9 @@ def main() -> None:
     fresh = tempfile.TemporaryDirectory() if "--fresh" in sys.argv else None
     if fresh is not None:  # this process and every run it starts measure the speed anew, in the same place
         env["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"] = fresh.name
+        for _ in range(speed.MEASUREMENTS - 1):  # as the first runs on a machine do, one each
+            speed.current()
+            speed._current.cache_clear()
     here = speed.current()
     factors = {kind: getattr(here.rates, kind) / getattr(speed.REFERENCE, kind) for kind in ("train", "sample")}
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; CPU time by time.process_time()")

@@ -10,10 +10,13 @@ so that a busy machine's neighbours do not count). Each kind of work gets its ow
 machine's time over the reference machine's for the same work (REFERENCE_PROBE), and every rate is
 scaled by it.
 
-The factors are kept in `speed.json` in the user's cache directory (cache_dir()), one entry per
-machine, Python and microgpt version, so that only the first run pays for the measurement. Deleting
-the file measures again. Where the file cannot be read or written (a read-only home, a full disk),
-the measurement is made for the run and the estimate says it was not kept.
+A machine's speed is not one number: on a shared machine the CPU time of the same work varies by
+a third with what the neighbours do (they share the caches, and a core's other half). So the first
+MEASUREMENTS runs on a machine each measure it once, and every run uses the median of the
+measurements kept so far, which no one unlucky moment moves far. They are kept in `speed.json` in
+the user's cache directory (cache_dir()), one entry per machine, Python and microgpt version.
+Deleting the file measures again. Where the file cannot be read or written (a read-only home, a
+full disk), the measurement is made for the run and the estimate says it was not kept.
 """
 
 import dataclasses
@@ -67,13 +70,14 @@ REFERENCE = Rates(train=1.35e-6, train_attention=2.1e-6, sample=0.5e-6, sample_a
 # more than one of a graph at the bound, and this keeps that difference out of the factors.
 PROBE_CONFIG = GPTConfig(vocab_size=27, block_size=8)
 PROBE_TOKENS = 8
-PROBE_REPEATS = 3  # after one run to warm up; the median of these
+PROBE_REPEATS = 4  # after one run to warm up; the median of these
 REFERENCE_PROBE = {"train": 1.66e-6, "sample": 0.46e-6}
 
 FILE_NAME = "speed.json"
 FORMAT = "microgpt-speed"
 MAX_FILE_BYTES = 1 << 16
 MAX_ENTRIES = 20  # machines, Pythons and versions kept in one file (a home directory shared by many machines)
+MEASUREMENTS = 5  # the runs that measure the speed, one each: their median stands from then on
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,8 +85,8 @@ class Speed:
     """Rates, and where they come from: said beside every estimate made with them."""
 
     rates: Rates
-    measured: str  # when: a date, "just now", or "on the reference machine"
-    kept: str = ""  # where the measurement is kept, or why it is not
+    measured: str  # when: "2026-11-28", "3 times since 2026-11-28", "just now", or "on the reference machine"
+    kept: str = ""  # where the measurements are kept, or why they are not
 
     @property
     def source(self) -> str:
@@ -105,14 +109,18 @@ def _current() -> Speed:
     key, directory = machine_key(), cache_dir()
     path = None if directory is None else directory / FILE_NAME
     entries = _read(path) if path is not None else {}
-    entry = entries.get(key)
-    if entry is not None:
-        return Speed(REFERENCE.scaled(entry["train"], entry["sample"]), entry["date"], f"kept in {path}")
-    factors = measure()
-    entry = {**factors, "date": date.today().isoformat()}
-    why_not = _write(path, entries, key, entry)
-    kept = f"kept in {path}" if why_not is None else f"not kept: {why_not}"
-    return Speed(REFERENCE.scaled(factors["train"], factors["sample"]), "just now", kept)
+    entry = entries.get(key) or {"since": date.today().isoformat(), "train": [], "sample": []}
+    why_not = None
+    if len(entry["train"]) < MEASUREMENTS:  # one more measurement: this run's
+        factors = measure()
+        entry = {**entry, **{kind: [*entry[kind], factors[kind]] for kind in factors}}
+        why_not = _write(path, entries, key, entry)
+    train, sample = (statistics.median(entry[kind]) for kind in ("train", "sample"))
+    count = len(entry["train"])
+    if why_not is not None:
+        return Speed(REFERENCE.scaled(train, sample), "just now", f"not kept: {why_not}")
+    measured = "just now" if count == 1 else f"{count} times since {entry['since']}"  # one: by this run
+    return Speed(REFERENCE.scaled(train, sample), measured, f"kept in {path}")
 
 
 def machine_key() -> str:
@@ -190,18 +198,22 @@ def _read(path: Path) -> dict[str, dict]:
 
 
 def _valid(entry: object) -> bool:
-    if not isinstance(entry, dict) or not isinstance(entry.get("date"), str):
+    """An entry as _current() writes it: when measuring began, and one to MEASUREMENTS factors of each kind."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("since"), str):
         return False
-    factors = [entry.get(kind) for kind in REFERENCE_PROBE]
+    kinds = [entry.get(kind) for kind in REFERENCE_PROBE]
+    lists = [factors for factors in kinds if isinstance(factors, list) and 1 <= len(factors) <= MEASUREMENTS]
+    if len(lists) != len(kinds) or len({len(factors) for factors in lists}) != 1:  # as many of each kind
+        return False
     # a factor is this machine's time over the reference's: anything outside 1/1000 to 1000 was not measured here
-    return all(type(f) is float and math.isfinite(f) and 1e-3 < f < 1e3 for f in factors)
+    return all(type(f) is float and math.isfinite(f) and 1e-3 < f < 1e3 for factors in lists for f in factors)
 
 
 def _write(path: Path | None, entries: dict[str, dict], key: str, entry: dict) -> str | None:
     """Keep the entry in the cache file (the newest MAX_ENTRIES); None if kept, else why not."""
     if path is None:
         return "no cache directory"
-    kept = dict(sorted({**entries, key: entry}.items(), key=lambda item: item[1]["date"])[-MAX_ENTRIES:])
+    kept = dict(sorted({**entries, key: entry}.items(), key=lambda item: item[1]["since"])[-MAX_ENTRIES:])
     text = json.dumps({"format": FORMAT, "machines": kept}, indent=1, sort_keys=True) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
