@@ -41,7 +41,7 @@ NPM_BENCH   := benchmarks/node_modules/.stamp
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train bench-estimates bench-signals clean
+.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
 
 serve: $(SITE_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
 	$(SITE_BIN)/mkdocs serve
@@ -88,6 +88,9 @@ bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this si
 
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
+
+bench-checkers: build  ## each exercise's checker: ms in CPython beside Pyodide (run by Node), first run, again, all wrong
+	$(BIN)/python benchmarks/bench_checkers.py $(SITE)
 
 bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (Pyodide) beside CPython's, and the ratio
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)

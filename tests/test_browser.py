@@ -585,3 +585,47 @@ def test_the_copy_check_opens_every_markdown_page_with_python_blocks():
     pages = [p for p in sorted(DOCS.rglob("*.md")) if "hooks" not in p.parts and "```python" in p.read_text("utf-8")]
     paths = {"/" if p.stem == "index" else f"/{p.relative_to(DOCS).with_suffix('').as_posix()}/" for p in pages}
     assert len(paths) >= 10 and paths <= set(PAGES), sorted(paths - set(PAGES))
+
+
+# Every link of the primary sidebar, at every scroll position of the sidebar, is drawn where it is: at
+# points along its left edge, inside the sidebar's visible box, the element the browser finds is the link.
+# Material scrolls the sidebar to centre the current page's link, so on a page whose section is open
+# (the GPT chapter's) the list starts at an arbitrary offset; its sticky title used to cover half of the
+# link under it (at 1280 x 858, "Home" on the GPT pages).
+SIDEBAR_LINKS_COVERED = """() => {
+  const wrap = document.querySelector('.md-sidebar--primary .md-sidebar__scrollwrap');
+  const box = wrap.getBoundingClientRect();
+  const links = [...wrap.querySelectorAll('.md-nav__link')].filter((a) => a.checkVisibility());
+  const covered = [];
+  for (let top = 0; top <= wrap.scrollHeight - wrap.clientHeight; top += 2) {
+    wrap.scrollTop = top;
+    for (const link of links) {
+      const r = link.getBoundingClientRect();
+      for (let y = r.top + 2; y < r.bottom - 1; y += 4) {
+        if (y < box.top || y > box.bottom) continue;  // scrolled out of the sidebar: not shown, not covered
+        const found = document.elementFromPoint(r.left + 3, y);
+        if (found && !link.contains(found) && !found.contains(link)) {
+          covered.push(`scrolled ${top} px: "${link.textContent.trim()}" under ${found.className || found.tagName}`);
+          break;
+        }
+      }
+    }
+  }
+  return [wrap.scrollHeight - wrap.clientHeight, covered];
+}"""
+
+
+@pytest.mark.parametrize("height", [720, 858])
+def test_no_link_of_the_sidebar_is_covered_at_any_scroll_position(browser, base_url, height):
+    gpt_page = "/gpt-gradient-sizes/"  # the GPT chapter's section is open: the longest sidebar
+    w = Watched(browser, base_url, width=DESKTOP)
+    try:
+        w.page.set_viewport_size({"width": DESKTOP, "height": height})
+        open_page(w.page, base_url + gpt_page)
+        w.page.evaluate("document.fonts.ready")
+        scrolls, covered = w.page.evaluate(SIDEBAR_LINKS_COVERED)
+        assert scrolls > 0, f"at 1280 x {height} the sidebar does not scroll: the test checks nothing"
+        assert covered == [], "\n".join(covered[:10])
+        assert w.problems() == []
+    finally:
+        w.close()

@@ -73,7 +73,7 @@ def test_cross_entropy_rule_matches_central_differences(rules, seed):
 def test_linear_rule_matches_central_differences_for_input_and_weights(rules, seed):
     rng = random.Random(seed)
     w, x, g = [vector(rng, 4) for _ in range(3)], vector(rng, 4), vector(rng, 3)
-    dw, dx = rules["linear_backward"](w, x, g)
+    dw, dx = rules["linear_backward"](x, w, g)
     assert_close(dx, vjp_by_central_differences(lambda xs: [sum(a * b for a, b in zip(row, xs)) for row in w], x, g))
     flat = [v for row in w for v in row]
 
@@ -119,6 +119,25 @@ def test_softmax_rule_matches_central_differences(rules, seed):
     s, gamma = vector(rng, 5, 2.0), vector(rng, 5)
     w = data(softmax([Value(v) for v in s]))
     assert_close(rules["softmax_backward"](w, gamma), vjp_by_central_differences(by_values(softmax), s, gamma))
+
+
+@pytest.mark.parametrize(("seed", "T", "d_h"), [(0, 1, 2), (1, 3, 2), (2, 4, 3)])
+def test_one_heads_rule_matches_central_differences_for_queries_keys_and_values(rules, seed, T, d_h):
+    rng = random.Random(seed)
+    qs, ks, vs, gs = ([vector(rng, d_h) for _ in range(T)] for _ in range(4))
+    mine = rules["attention_head_backward"](qs, ks, vs, gs)
+
+    def forward(flat):  # the head's output at every position, as attention() computes one head's
+        q, k, v = ([flat[(m * T + t) * d_h : (m * T + t + 1) * d_h] for t in range(T)] for m in range(3))
+        out = []
+        for i in range(T):
+            w = data(softmax([Value(sum(a * b for a, b in zip(q[i], k[t])) / d_h**0.5) for t in range(i + 1)]))
+            out += [sum(w[t] * v[t][j] for t in range(i + 1)) for j in range(d_h)]
+        return out
+
+    flat = [x for m in (qs, ks, vs) for row in m for x in row]
+    measured = vjp_by_central_differences(forward, flat, [v for g in gs for v in g])
+    assert_close([x for part in mine for row in part for x in row], measured)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -37,7 +37,7 @@ def test_linear_rule_matches_pytorch(rules, seed):  # noqa: F811
     rng = random.Random(seed)
     w, x, g = [vector(rng, 5) for _ in range(3)], vector(rng, 5), vector(rng, 3)
     dw_torch, dx_torch = vjp(lambda w_, x_: w_ @ x_, g, w, x)
-    dw, dx = rules["linear_backward"](w, x, g)
+    dw, dx = rules["linear_backward"](x, w, g)
     assert_close(dw, dw_torch)
     assert_close(dx, dx_torch)
 
@@ -90,6 +90,20 @@ def test_attention_rule_over_a_document_matches_pytorch(rules, seed, n_head):  #
     want = vjp(attention, gs, xs, wq, wk, wv, wo)
     got = rules["attention_backward"](xs, wq, wk, wv, wo, n_head, gs)
     for mine, theirs in zip(got, want):
+        assert_close(mine, theirs)
+
+
+@pytest.mark.parametrize(("seed", "T", "d_h"), [(0, 1, 2), (1, 4, 3), (2, 5, 4)])
+def test_one_heads_rule_over_a_document_matches_pytorch(rules, seed, T, d_h):  # noqa: F811
+    rng = random.Random(seed)
+    qs, ks, vs, gs = ([vector(rng, d_h) for _ in range(T)] for _ in range(4))
+
+    def head(q, k, v):
+        causal = torch.ones(T, T, dtype=torch.bool).tril()
+        return torch.softmax((q @ k.T / d_h**0.5).masked_fill(~causal, float("-inf")), 1) @ v
+
+    want = vjp(head, gs, qs, ks, vs)
+    for mine, theirs in zip(rules["attention_head_backward"](qs, ks, vs, gs), want):
         assert_close(mine, theirs)
 
 

@@ -101,7 +101,7 @@ def test_exercises_show_what_they_teach(executed):
     assert max(after) > 3 + 2 and min(after[after.index(max(after)) :]) < 3 - 2
     # the RMSNorm exercise: the checker names the missing term of the first attempt, and accepts the solution
     assert stdout_of(cells["rmsnorm-yours"]).startswith(
-        "✗ case 1 of 3 (the embedding sum at position 0; x has 16 entries):\n a missing term:"
+        "✗ case 1 of 4 (the embedding sum at position 0 of mignon; x has 16 entries):\n a missing term:"
     )
     assert stdout_of(cells["rmsnorm-fix"]).startswith("✓ rmsnorm_backward agrees with the engine")
 

@@ -353,7 +353,8 @@ def test_every_link_to_a_place_on_a_page_finds_it(built_site):
 
 
 # What docs/stylesheets/extra.css copies from the theme's CSS, to hide the closed menu and search box
-# (and the header buttons that replace the theme's labels) exactly where and when the theme does:
+# (and the header buttons that replace the theme's labels) exactly where and when the theme does, and to
+# unstick the sidebar's title where the theme makes it sticky:
 # (a rule of the theme, the @media it sits in, the text extra.css writes to match). A theme upgrade
 # that changes one of them fails here instead of silently breaking the phone header.
 MIRRORED_FROM_THE_THEME = [
@@ -372,6 +373,11 @@ MIRRORED_FROM_THE_THEME = [
         ".md-header__button[for=__search]{display:none}",
         "@media screen and (min-width:60em)",
         '@media screen and (min-width: 60em) { .md-header__button[data-for="__search"] { display: none; } }',
+    ),
+    (  # the sidebar's title, sticky in the theme, scrolls with the links in ours
+        ".md-nav--primary .md-nav__title{position:sticky;",
+        "@media screen and (min-width:76.25em)",
+        "@media screen and (min-width: 76.25em) {\n  .md-nav--primary > .md-nav__title { position: static;",
     ),
     (
         ".md-header__button[for=__drawer]{display:none}",

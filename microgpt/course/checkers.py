@@ -1,32 +1,32 @@
-"""A checker for each piece of gpt()'s backward: real inputs from a real step, the engine's answer, the usual slips."""
+"""A checker for each piece of gpt()'s backward: real inputs from real steps, the engine's answer, the usual slips.
+
+Each piece's cases come from three recorded steps (microgpt.course.recordings), so that together they
+vary every size an answer could write as a number: T (1, 4 and 7), the vocabulary (27 and 6), n_embd
+(16, 12 and 6) and with it the MLP's 4 * n_embd, the heads (4 of 4, 2 of 6, 3 of 2), matrices with more
+rows than columns and fewer, the first and the last token as a target, a token read twice, the first
+position and later ones. The first case of each is the chapter's own step: the one a page shows.
+"""
 
 import functools
+import inspect
 import math
 from typing import Any
 
 from microgpt.course import pieces
-from microgpt.course.checking import Case, Piece, Slip, check
-from microgpt.course.exercises import Step, data, first_step, grad
+from microgpt.course.checking import Case, Piece, Slip, Verdict, check
+from microgpt.course.diagnosis import Grouping, Layout
+from microgpt.course.exercises import data, grad
+from microgpt.course.recordings import Recording, chapters, second, third
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
-
-
-@functools.cache
-def _step() -> Step:
-    """The checkers' own recording of first_step(): a reader's block that changes the shared one (a second
-    backward() doubles every .grad) cannot change the engine's answers the checkers compare with."""
-    return first_step.__wrapped__()
-
-
-SHOWN = (0, 3, 6)  # the positions of the step whose numbers the checkers use (of its 7)
 
 
 def _values(rows: list[list[float]]) -> list[list[Value]]:
     return [[Value(v) for v in row] for row in rows]
 
 
-def _matrix(name: str) -> list[list[float]]:
-    return [data(row) for row in _step().model.state_dict[name]]
+def _matrix(rec: Recording, name: str) -> list[list[float]]:
+    return [data(row) for row in rec.step.model.state_dict[name]]
 
 
 def _vjp(forward, inputs: list, g: list[float]) -> list:
@@ -44,31 +44,70 @@ def _transpose(m: list[list[float]]) -> list[list[float]]:
     return [list(col) for col in zip(*m)]
 
 
+def _dot(a, b) -> float:
+    return math.fsum(x * y for x, y in zip(a, b))
+
+
+def _scale(a: Any, c: float) -> Any:
+    return [_scale(v, c) for v in a] if isinstance(a, list) else c * a
+
+
+def _add(a: Any, b: Any) -> Any:
+    return [_add(x, y) for x, y in zip(a, b)] if isinstance(a, list) else a + b
+
+
+def _outer(g: list[float], x: list[float]) -> list[list[float]]:
+    return [[gi * xj for xj in x] for gi in g]
+
+
+def _apply_t(w: list[list[float]], g: list[float]) -> list[float]:
+    """w^T g."""
+    return [math.fsum(w[i][j] * g[i] for i in range(len(g))) for j in range(len(w[0]))]
+
+
+def _cached(cases):
+    """A piece's cases, made once per interpreter (each is a real step's numbers and the engine's answer)."""
+    return functools.cache(cases)
+
+
 # ---------------------------------------------------------------- softmax with cross-entropy
 
 
+@_cached
 def _cross_entropy_cases() -> list[Case]:
-    step = _step()
-    T = len(step.positions)
-    return [
-        Case(
-            f"position {i}, T = {T}",
-            (data(step.positions[i].probs), step.positions[i].target, T),
-            (grad(step.positions[i].logits),),
+    cases = []
+    for rec, i in ((chapters(), 0), (second(), 0), (third(), 0), (chapters(), 6), (second(), 2)):
+        pos, V = rec.step.positions[i], len(rec.step.positions[i].probs)
+        which = " (the first)" if pos.target == 0 else " (the last)" if pos.target == V - 1 else ""
+        cases.append(
+            Case(
+                f"{rec.name}, position {i}: T = {rec.T}, {V} logits, target {pos.target}{which}",
+                (data(pos.probs), pos.target, rec.T),
+                (grad(pos.logits),),
+            )
         )
-        for i in SHOWN
-    ]
+    return cases
 
 
 def _ce_dz_dp(p, target, T):
     return [-1 / (T * pj) if j == target else 0.0 for j, pj in enumerate(p)]
 
 
+def _cross_entropy_terms(p, target, T):
+    return {"dz": [{"p/T": [pj / T for pj in p], "-y/T": [-1 / T if j == target else 0.0 for j in range(len(p))]}]}
+
+
 CROSS_ENTROPY = Piece(
     "cross_entropy_backward",
     ("dz",),
     _cross_entropy_cases,
-    entry_note=lambda args, i: " (the true token)" if i == args[1] else "",
+    layout=Layout(
+        {"dz": ("logit",)},
+        note=lambda facts, part, axis, i: " (the true token)" if i == facts["target"] else "",
+    ),
+    sizes=lambda p, target, T: {"T": T, "len(p)": len(p)},
+    facts=lambda p, target, T: {"target": target},
+    terms=_cross_entropy_terms,
     slips={
         "sign": Slip(
             lambda p, t, T: _neg(pieces.cross_entropy_backward(p, t, T)),
@@ -101,52 +140,108 @@ CROSS_ENTROPY = Piece(
 )
 
 
+# ---------------------------------------------------------------- attention's forward pass, on floats
+
+
+def _head_slices(config: GPTConfig) -> list[slice]:
+    d_h = config.head_dim
+    return [slice(h * d_h, (h + 1) * d_h) for h in range(config.n_head)]
+
+
+def _projections(rec: Recording) -> tuple[list[list[float]], ...]:
+    """The queries, keys and values of every position of a recorded step, in floats."""
+    xs = [data(p.attn_in) for p in rec.step.positions]
+    return tuple([[_dot(row, x) for row in _matrix(rec, f"layer0.attn_w{c}")] for x in xs] for c in "qkv")
+
+
+def _weights(qs, ks, i: int) -> list[float]:
+    """One head's attention weights at position i: softmax of q_i . k_t / sqrt(d_h), t = 0..i."""
+    s = [_dot(qs[i], ks[t]) / math.sqrt(len(qs[i])) for t in range(i + 1)]
+    e = [math.exp(v - max(s)) for v in s]
+    return [v / math.fsum(e) for v in e]
+
+
+def _mixed(rec: Recording, i: int) -> list[float]:
+    """What attn_wo reads at position i: every head's values mixed by its weights, in floats."""
+    qs, ks, vs = _projections(rec)
+    out = []
+    for hs in _head_slices(rec.config):
+        w = _weights([q[hs] for q in qs], [k[hs] for k in ks], i)
+        out += [math.fsum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(hs.stop - hs.start)]
+    return out
+
+
+def _head_gradients(rec: Recording) -> list[list[float]]:
+    """The gradient at the heads' outputs (what attn_wo reads) at every position: attn_wo^T attn_out.grad."""
+    return [_apply_t(_matrix(rec, "layer0.attn_wo"), grad(p.attn_out)) for p in rec.step.positions]
+
+
 # ---------------------------------------------------------------- linear
 
 
+def _linear_inputs(rec: Recording, name: str, i: int) -> tuple[list[float], list[float]]:
+    """x and g of one linear of a recorded step at position i."""
+    p = rec.step.positions[i]
+    return {
+        "layer0.attn_wo": lambda: (_mixed(rec, i), grad(p.attn_out)),
+        "layer0.mlp_fc1": lambda: (data(p.mlp_in), grad(p.hidden)),
+        "layer0.mlp_fc2": lambda: (data(p.relu), grad(p.mlp_out)),
+        "lm_head": lambda: (data(p.x2), grad(p.logits)),
+    }[name]()
+
+
+@_cached
 def _linear_cases() -> list[Case]:
-    step = _step()
     cases = []
-    for i, name, x_of, g_of in (
-        (3, "layer0.attn_wo", lambda p: _mixed(3), lambda p: grad(p.attn_out)),
-        (3, "layer0.mlp_fc2", lambda p: data(p.relu), lambda p: grad(p.mlp_out)),
-        (6, "lm_head", lambda p: data(p.x2), lambda p: grad(p.logits)),
-        (0, "layer0.mlp_fc1", lambda p: data(p.mlp_in), lambda p: grad(p.hidden)),
+    for rec, name, i in (
+        (chapters(), "layer0.attn_wo", 3),  # square: a transpose has the right shape, only the numbers show it
+        (chapters(), "layer0.mlp_fc2", 6),  # more columns than rows
+        (second(), "lm_head", 1),  # more rows than columns
+        (third(), "layer0.mlp_fc1", 0),
     ):
-        pos = step.positions[i]
-        w, x, g = _matrix(name), x_of(pos), g_of(pos)
-        label = f"{name.removeprefix('layer0.')} ({len(w)} x {len(w[0])}) at position {i}"
-        dw, dx = _vjp(lambda w_, x_: linear(x_, w_), [_values(w), [Value(v) for v in x]], g)
-        cases.append(Case(label, (w, x, g), (dw, dx)))
+        w = _matrix(rec, name)
+        x, g = _linear_inputs(rec, name, i)
+        dx, dw = _vjp(linear, [[Value(v) for v in x], _values(w)], g)
+        off = [k for k, gk in enumerate(g) if gk == 0]
+        cases.append(
+            Case(
+                f"{name.removeprefix('layer0.')} ({len(w)} x {len(w[0])}) of {rec.name}, position {i}",
+                (x, w, g),
+                (dw, dx),
+                zero_why="row i of dw is g[i] times x, and g[i] is 0 in those rows" if off else "",
+            )
+        )
     return cases
 
 
 def _lin(f):
-    """A slip in one part: f(w, x, g, dw, dx) returns the wrong (dw, dx)."""
-    return lambda w, x, g: f(w, x, g, *pieces.linear_backward(w, x, g))
+    """A slip in one part: f(x, w, g, dw, dx) returns the wrong (dw, dx)."""
+    return lambda x, w, g: f(x, w, g, *pieces.linear_backward(x, w, g))
 
 
 LINEAR = Piece(
     "linear_backward",
     ("dw", "dx"),
     _linear_cases,
-    {
-        "dw sign": Slip(_lin(lambda w, x, g, dw, dx: (_neg(dw), dx)), "wrong sign"),
-        "dx sign": Slip(_lin(lambda w, x, g, dw, dx: (dw, _neg(dx))), "wrong sign"),
+    layout=Layout({"dw": ("row", "column"), "dx": ("entry",)}),
+    sizes=lambda x, w, g: {"len(x)": len(x), "len(g)": len(g)},
+    slips={
+        "dw sign": Slip(_lin(lambda x, w, g, dw, dx: (_neg(dw), dx)), "wrong sign"),
+        "dx sign": Slip(_lin(lambda x, w, g, dw, dx: (dw, _neg(dx))), "wrong sign"),
         "dw transposed": Slip(
-            _lin(lambda w, x, g, dw, dx: (_transpose(dw), dx)),
+            _lin(lambda x, w, g, dw, dx: (_transpose(dw), dx)),
             "a transpose: that is x g^T. Entry [i][j] of dL/dw is g[i] * x[j], the shape of w",
         ),
         "dx with w, not w^T": Slip(
-            _lin(lambda w, x, g, dw, dx: (dw, [sum(a * b for a, b in zip(row, g)) for row in w])),
+            _lin(lambda x, w, g, dw, dx: (dw, [sum(a * b for a, b in zip(row, g)) for row in w])),
             "a transpose: that is w g. dL/dx[j] sums w[i][j] * g[i] over the rows i: column j of w, so w^T g",
         ),
         "dx without g": Slip(
-            _lin(lambda w, x, g, dw, dx: (dw, [sum(row[j] for row in w) for j in range(len(x))])),
+            _lin(lambda x, w, g, dw, dx: (dw, [sum(row[j] for row in w) for j in range(len(x))])),
             "g left out: each output's share is w[i][j] times the gradient g[i] arriving at that output",
         ),
         "dw without g": Slip(
-            _lin(lambda w, x, g, dw, dx: ([list(x) for _ in g], dx)),
+            _lin(lambda x, w, g, dw, dx: ([list(x) for _ in g], dx)),
             "g left out: dL/dw[i][j] is x[j] times the gradient g[i] at output i",
         ),
     },
@@ -156,19 +251,29 @@ LINEAR = Piece(
 # ---------------------------------------------------------------- ReLU
 
 
+@_cached
 def _relu_cases() -> list[Case]:
-    step = _step()
-    return [
-        Case(f"mlp's hidden units at position {i}", (data(p.hidden), grad(p.relu)), (grad(p.hidden),))
-        for i, p in ((i, step.positions[i]) for i in SHOWN)
-    ]
+    cases = []
+    for rec, i in ((chapters(), 0), (second(), 3), (third(), 0), (chapters(), 6)):
+        p = rec.step.positions[i]
+        cases.append(
+            Case(
+                f"the MLP's {len(p.hidden)} hidden units, {rec.name} position {i}",
+                (data(p.hidden), grad(p.relu)),
+                (grad(p.hidden),),
+                zero_why="a unit that was off (h <= 0) passes nothing back",
+            )
+        )
+    return cases
 
 
 RELU = Piece(
     "relu_backward",
     ("dh",),
     _relu_cases,
-    {
+    layout=Layout({"dh": ("unit",)}),
+    sizes=lambda h, g: {"len(h)": len(h)},
+    slips={
         "mask inverted": Slip(
             lambda h, g: [gi if hi <= 0 else 0.0 for hi, gi in zip(h, g)],
             "the mask is the wrong way round: the gradient passes where the unit was on, h > 0",
@@ -192,17 +297,24 @@ RELU = Piece(
 EPS = 1e-5  # rmsnorm()'s epsilon
 
 
+@_cached
 def _rmsnorm_cases() -> list[Case]:
-    step = _step()
-    p0, p3, p6 = (step.positions[i] for i in SHOWN)
     cases: list[Case] = []
-    for label, x in (
-        ("the embedding sum at position 0", data(p0.embedded)),
-        ("x1, the stream after attention, at position 3", data(p3.x1)),
-        ("x0 at position 6", data(p6.x0)),
+    for rec, i, label, x_of, g_of in (
+        (chapters(), 0, "the embedding sum", lambda p: p.embedded, lambda p: p.x0),
+        (second(), 2, "x1, the stream after attention,", lambda p: p.x1, lambda p: p.mlp_in),
+        (third(), 0, "x0, attention's RMSNorm's input,", lambda p: p.x0, lambda p: p.attn_in),
+        (chapters(), 6, "x0", lambda p: p.x0, lambda p: p.attn_in),
     ):
-        g = {0: grad(p0.x0), 1: grad(p3.mlp_in), 2: grad(p6.attn_in)}[len(cases)]
-        cases.append(Case(f"{label}; x has {len(x)} entries", (x, g), (_vjp(rmsnorm, [[Value(v) for v in x]], g)[0],)))
+        p = rec.step.positions[i]
+        x, g = data(x_of(p)), grad(g_of(p))
+        cases.append(
+            Case(
+                f"{label} at position {i} of {rec.name}; x has {len(x)} entries",
+                (x, g),
+                (_vjp(rmsnorm, [[Value(v) for v in x]], g)[0],),
+            )
+        )
     return cases
 
 
@@ -222,7 +334,17 @@ RMSNORM = Piece(
     "rmsnorm_backward",
     ("dx",),
     _rmsnorm_cases,
-    {
+    layout=Layout({"dx": ("entry",)}),
+    sizes=lambda x, g: {"n": len(x), "r": (math.fsum(v * v for v in x) / len(x) + EPS) ** -0.5},
+    terms=lambda x, g: {
+        "dx": [
+            {
+                "the direct term r g": _rms(x, g, mean=False),
+                "the mean-square term -(r^3/n)(g . x) x": _rms(x, g, direct=False),
+            }
+        ]
+    },
+    slips={
         "sign": Slip(lambda x, g: _neg(_rms(x, g)), "wrong sign: every entry is the engine's times -1"),
         "direct only": Slip(
             lambda x, g: _rms(x, g, mean=False),
@@ -267,43 +389,26 @@ RMSNORM = Piece(
 # ---------------------------------------------------------------- the softmax inside attention
 
 
-def _head_scores(i: int, h: int) -> list[float]:
-    """The scores of head h at position i of the step, in floats: q . k_t / sqrt(d_h) for t = 0..i."""
-    step = _step()
-    d_h = step.model.config.head_dim
-    x = data(step.positions[i].attn_in)
-    q = [math.fsum(a * b for a, b in zip(row, x)) for row in _matrix("layer0.attn_wq")][h * d_h : (h + 1) * d_h]
-    keys = [data(k)[h * d_h : (h + 1) * d_h] for k in step.keys[: i + 1]]
-    return [math.fsum(a * b for a, b in zip(q, k)) / d_h**0.5 for k in keys]
-
-
-def _mixed(i: int) -> list[float]:
-    """What attn_wo reads at position i: every head's values mixed by its weights, in floats."""
-    step = _step()
-    d_h, out = step.model.config.head_dim, []
-    for h in range(step.model.config.n_head):
-        e = [math.exp(v) for v in _head_scores(i, h)]
-        w = [v / math.fsum(e) for v in e]
-        vs = [data(v)[h * d_h : (h + 1) * d_h] for v in step.values[: i + 1]]
-        out += [math.fsum(wt * v[j] for wt, v in zip(w, vs)) for j in range(d_h)]
-    return out
-
-
+@_cached
 def _softmax_cases() -> list[Case]:
-    step = _step()
-    d_h = step.model.config.head_dim
     cases = []
-    for i, h in ((6, 0), (3, 2), (6, 3)):
-        s = [Value(v) for v in _head_scores(i, h)]
+    for rec, i, h in ((chapters(), 6, 0), (second(), 3, 1), (chapters(), 2, 3), (third(), 0, 2)):
+        qs, ks, vs = _projections(rec)
+        hs = _head_slices(rec.config)[h]
+        d_h = hs.stop - hs.start
+        s = [Value(_dot(qs[i][hs], ks[t][hs]) / math.sqrt(d_h)) for t in range(i + 1)]
         w = softmax(s)
-        # gamma = dL/dw: the head's share of the gradient at attention's output, through attn_wo, dotted with each value
-        d_mixed = pieces.linear_backward(
-            _matrix("layer0.attn_wo"), [0.0] * len(_matrix("layer0.attn_wo")[0]), grad(step.positions[i].attn_out)
-        )[1]
-        g = d_mixed[h * d_h : (h + 1) * d_h]
-        gamma = [math.fsum(a * b for a, b in zip(g, data(v)[h * d_h : (h + 1) * d_h])) for v in step.values[: i + 1]]
+        g = _head_gradients(rec)[i][hs]  # the gradient at this head's output
+        gamma = [_dot(g, vs[t][hs]) for t in range(i + 1)]  # gamma_t = dL/dw_t
         sum(gt * wt for gt, wt in zip(gamma, w)).backward()
-        cases.append(Case(f"head {h} at position {i}: {i + 1} scores", (data(w), gamma), (grad(s),)))
+        cases.append(
+            Case(
+                f"head {h} of {rec.name} at position {i}: {i + 1} score{'s' if i else ''}",
+                (data(w), gamma),
+                (grad(s),),
+                zero_why="" if i else "one score: its weight is 1 whatever the score, so the score has no effect",
+            )
+        )
     return cases
 
 
@@ -314,11 +419,26 @@ def _softmax_slip(w, gamma, *, weighted=True, diagonal=False, front=True):
     return [(wt if front else 1.0) * (gt - mean) for wt, gt in zip(w, gamma)]
 
 
+def _softmax_terms(w, gamma):
+    mean = _dot(w, gamma)
+    return {
+        "ds": [
+            {
+                "the direct term w_t gamma_t": [wt * gt for wt, gt in zip(w, gamma)],
+                "the average's term -w_t sum_u w_u gamma_u": [-wt * mean for wt in w],
+            }
+        ]
+    }
+
+
 SOFTMAX = Piece(
     "softmax_backward",
     ("ds",),
     _softmax_cases,
-    {
+    layout=Layout({"ds": ("score",)}),
+    sizes=lambda w, gamma: {"len(w)": len(w)},
+    terms=_softmax_terms,
+    slips={
         "sign": Slip(lambda w, gm: _neg(pieces.softmax_backward(w, gm)), "wrong sign"),
         "diagonal only": Slip(
             lambda w, gm: _softmax_slip(w, gm, diagonal=True),
@@ -340,6 +460,176 @@ SOFTMAX = Piece(
 )
 
 
+# ---------------------------------------------------------------- one head of attention, over all positions
+
+
+HEAD_TERMS: tuple[str, ...] = ("dq direct", "dq average", "dk own direct", "dk own average", "dk later direct")
+HEAD_TERMS += ("dk later average", "dv own", "dv later")
+
+
+def head_terms(qs, ks, vs, gs, slip=""):
+    """pieces.attention_head_backward, split into its terms, with one named slip in it (or none).
+
+    The terms: the softmax's direct and average terms of dq and dk, and the shares of a key and a value
+    from the query at their own position and from later ones.
+    """
+    T, d_h = len(qs), len(qs[0])
+    scale = {"no scale": 1.0, "scale twice": 1 / d_h}.get(slip, 1 / math.sqrt(d_h))
+    terms = {name: [[0.0] * d_h for _ in range(T)] for name in HEAD_TERMS}
+    for i in range(T):
+        reads = range(T) if slip == "not causal" else range(i + 1)
+        s = [_dot(qs[i], ks[t]) / math.sqrt(d_h) for t in reads]  # the forward pass: the weights of the keys read
+        e = [math.exp(v - max(s)) for v in s]
+        w = [v / math.fsum(e) for v in e]
+        gamma = [_dot(gs[i], vs[t]) for t in reads]
+        mean = _dot(w, gamma)
+        if slip == "softmax diagonal":
+            ds = {"direct": [wt * (1 - wt) * gt for wt, gt in zip(w, gamma)], "average": [0.0] * len(w)}
+        else:
+            ds = {"direct": [wt * gt for wt, gt in zip(w, gamma)], "average": [-wt * mean for wt in w]}
+        for t in reads:
+            whose = "own" if t == i else "later"
+            kept = slip != "no cache" or t == i  # the slip: keys and values only from their own position's query
+            for j in range(d_h):
+                for kind, d in ds.items():
+                    terms[f"dq {kind}"][i][j] += d[t] * ks[t][j] * scale
+                    if kept:
+                        terms[f"dk {whose} {kind}"][t][j] += d[t] * qs[i][j] * scale
+                if kept:
+                    terms[f"dv {whose}"][t][j] += (1.0 if slip == "dv without w" else w[t]) * gs[i][j]
+    return terms
+
+
+def _summed(terms, *names):
+    total = terms[names[0]]
+    for name in names[1:]:
+        total = _add(total, terms[name])
+    return total
+
+
+def head_answer(terms):
+    """(dqs, dks, dvs) from head_terms()."""
+    return (
+        _summed(terms, "dq direct", "dq average"),
+        _summed(terms, "dk own direct", "dk own average", "dk later direct", "dk later average"),
+        _summed(terms, "dv own", "dv later"),
+    )
+
+
+def _head_by_engine(qs, ks, vs, gs):
+    """dL/dq, dL/dk, dL/dv of one head for L = sum_i gs[i] . out_i, as attention() in model.py computes out_i."""
+    q, k, v = _values(qs), _values(ks), _values(vs)
+    d_h = len(qs[0])
+    total = []
+    for i in range(len(qs)):
+        scores = [sum(qj * kj for qj, kj in zip(q[i], k_t)) for k_t in k[: i + 1]]
+        weights = softmax([s / d_h**0.5 for s in scores])
+        total += [gs[i][j] * sum(w * v_t[j] for w, v_t in zip(weights, v[: i + 1])) for j in range(d_h)]
+    sum(total).backward()
+    return tuple([grad(row) for row in m] for m in (q, k, v))
+
+
+def _one_position(gs: list[list[float]], t: int) -> list[list[float]]:
+    """The gradient gs at position t alone, zero everywhere else: causality shows in what comes back."""
+    return [list(g) if i == t else [0.0] * len(g) for i, g in enumerate(gs)]
+
+
+def _causal_why(t: int) -> dict[str, str]:
+    """Why the engine's answer is 0 after position t, when the gradient arrives at position t only."""
+    reads = f"position {t}'s output reads the keys and values of positions 0 to {t} only (the causal limit)"
+    return {
+        "dqs": f"the gradient arrives at position {t} only, and no other position's output reads position {t}'s query",
+        "dks": f"the gradient arrives at position {t} only, and {reads}",
+        "dvs": f"the gradient arrives at position {t} only, and {reads}",
+    }
+
+
+HEAD_SITES = ((chapters, 1, 3), (chapters, 0, None), (second, 1, None), (third, 2, None))  # (step, head, one position)
+
+
+@_cached
+def _head_cases() -> list[Case]:
+    cases = []
+    for recording, h, only in HEAD_SITES:
+        rec = recording()
+        hs = _head_slices(rec.config)[h]
+        qs, ks, vs = ([v[hs] for v in m] for m in _projections(rec))
+        gs = [g[hs] for g in _head_gradients(rec)]
+        if only is not None:
+            gs = _one_position(gs, only)
+        d_h = hs.stop - hs.start
+        where = f"the gradient at position {only} only" if only is not None else "the step's gradient"
+        cases.append(
+            Case(
+                f"head {h} of {rec.name}: T = {rec.T}, d_h = {d_h}, {where}",
+                (qs, ks, vs, gs),
+                _head_by_engine(qs, ks, vs, gs),
+                zero_why=_causal_why(only) if only is not None else {},
+            )
+        )
+    return cases
+
+
+def _head_terms(qs, ks, vs, gs):
+    p = head_terms(qs, ks, vs, gs)
+    own, later = ("the share from the query at its own position", "the share from later positions' queries")
+    direct, average = ("the softmax's direct term", "its average's term")
+    return {
+        "dqs": [{direct: p["dq direct"], average: p["dq average"]}],
+        "dks": [
+            {
+                own: _summed(p, "dk own direct", "dk own average"),
+                later: _summed(p, "dk later direct", "dk later average"),
+            },
+            {
+                direct: _summed(p, "dk own direct", "dk later direct"),
+                average: _summed(p, "dk own average", "dk later average"),
+            },
+        ],
+        "dvs": [{own: p["dv own"], later: p["dv later"]}],
+    }
+
+
+def _head(slip: str):
+    def wrong(qs, ks, vs, gs):
+        answer = head_answer(head_terms(qs, ks, vs, gs, slip))
+        return tuple(_neg(a) for a in answer) if slip == "sign" else answer
+
+    return wrong
+
+
+NO_CACHE = (
+    "a sum over positions left out: a key and a value made at position t are read again by the query of every\n"
+    " later position (the KV cache); their gradients add up over all those reads"
+)
+NO_SCALE = "a constant factor: the scores are q . k_t / sqrt(d_h), so dq and dk_t carry the same 1 / sqrt(d_h)"
+SOFTMAX_DIAGONAL = "the softmax's diagonal only, w_t (1 - w_t) gamma_t: every w_u depends on s_t too (-w_t w_u)"
+DV_WITHOUT_W = "dL/dv_t is w_t times g: the value enters the output weighted by w_t"
+HEAD_HINTS = {
+    "no cache": NO_CACHE,
+    "not causal": (
+        "the causal limit: the query at position i reads the keys and values of positions 0 to i only,\n"
+        " so its softmax runs over those i + 1 scores, and later keys and values get nothing from it"
+    ),
+    "no scale": NO_SCALE,
+    "softmax diagonal": SOFTMAX_DIAGONAL,
+    "dv without w": DV_WITHOUT_W,
+    "sign": "wrong sign",
+}
+HEAD_LAYOUT = Layout({"dqs": ("position", "entry"), "dks": ("position", "entry"), "dvs": ("position", "entry")})
+
+ATTENTION_HEAD = Piece(
+    "attention_head_backward",
+    ("dqs", "dks", "dvs"),
+    _head_cases,
+    layout=HEAD_LAYOUT,
+    sizes=lambda qs, ks, vs, gs: {"T": len(qs), "d_h": len(qs[0]), "√d_h": math.sqrt(len(qs[0]))},
+    first=("dks", "dvs"),  # a sum over reads shows in the keys and values
+    terms=_head_terms,
+    slips={slip: Slip(_head(slip), hint) for slip, hint in HEAD_HINTS.items()},
+)
+
+
 # ---------------------------------------------------------------- attention, whole
 
 ATTENTION_MATRICES = ("attn_wq", "attn_wk", "attn_wv", "attn_wo")
@@ -358,75 +648,121 @@ def _attention_by_engine(xs, mats, n_head, gs):
     return ([grad(x) for x in x_values], *([grad(row) for row in sd[f"layer0.{name}"]] for name in ATTENTION_MATRICES))
 
 
+ATTENTION_SITES = ((chapters, 3), (chapters, None), (second, None), (third, None))  # (step, one position)
+
+
+@_cached
 def _attention_cases() -> list[Case]:
-    step = _step()
-    n_head = step.model.config.n_head
-    mats = [_matrix(f"layer0.{name}") for name in ATTENTION_MATRICES]
-    xs, gs = [data(p.attn_in) for p in step.positions], [grad(p.attn_out) for p in step.positions]
     cases = []
-    for T in (len(xs), 3):
-        args = (xs[:T], *mats, n_head, gs[:T])
+    for recording, only in ATTENTION_SITES:
+        rec = recording()
+        mats = [_matrix(rec, f"layer0.{name}") for name in ATTENTION_MATRICES]
+        xs = [data(p.attn_in) for p in rec.step.positions]
+        gs = [grad(p.attn_out) for p in rec.step.positions]
+        if only is not None:
+            gs = _one_position(gs, only)
+        c = rec.config
+        where = f"the gradient at position {only} only" if only is not None else "the step's gradient"
         cases.append(
             Case(
-                f"the step's {T} first positions" if T < len(xs) else f"the whole step, {T} positions",
-                args,
-                _attention_by_engine(xs[:T], mats, n_head, gs[:T]),
+                f"{rec.name}: T = {rec.T}, n_embd = {c.n_embd}, {c.n_head} heads of {c.head_dim}, {where}",
+                (xs, *mats, c.n_head, gs),
+                _attention_by_engine(xs, mats, c.n_head, gs),
+                zero_why={"dxs": _causal_why(only)["dks"]} if only is not None else {},
             )
         )
     return cases
 
 
+def _attention_split(xs, wq, wk, wv, wo, n_head, gs, slip=""):
+    """What attn_wo and the heads send back, with one slip in them or none: head_terms() of every head side by
+    side (each a list over positions of full-width rows), and dwo."""
+    T, d_h = len(xs), len(xs[0]) // n_head
+    qs, ks, vs = ([[_dot(row, x) for row in w] for x in xs] for w in (wq, wk, wv))
+    heads = [slice(h * d_h, (h + 1) * d_h) for h in range(n_head)]
+    mixed: list[list[float]] = [[] for _ in range(T)]
+    for hs in heads:
+        for i in range(T):
+            w = _weights([q[hs] for q in qs], [k[hs] for k in ks], i)
+            mixed[i] += [math.fsum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(d_h)]
+    dwo = [[0.0] * len(row) for row in wo]
+    dmixed = []
+    for i in range(T):
+        dw, dm = pieces.linear_backward(mixed[i], wo, gs[i])
+        if slip != "dwo last only" or i == T - 1:
+            dwo = _add(dwo, dw)
+        dmixed.append(dm)
+    split: dict[str, list[list[float]]] = {name: [[] for _ in range(T)] for name in HEAD_TERMS}
+    head_slip = slip if slip in HEAD_HINTS and slip != "sign" else ""
+    for hs in heads:
+        terms = head_terms(
+            [q[hs] for q in qs], [k[hs] for k in ks], [v[hs] for v in vs], [d[hs] for d in dmixed], head_slip
+        )
+        for name, value in terms.items():
+            for t in range(T):
+                split[name][t] += value[t]
+    return split, (_transpose(dwo) if slip == "dwo transposed" else dwo)
+
+
 def attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip=""):
     """pieces.attention_backward with one named slip in it: the attention checker's wrong variants."""
-    T, d_h = len(xs), len(xs[0]) // n_head
-    scale = 1.0 if slip == "no scale" else 1 / math.sqrt(d_h)
-    qs = [[sum(a * b for a, b in zip(row, x)) for row in wq] for x in xs]
-    ks = [[sum(a * b for a, b in zip(row, x)) for row in wk] for x in xs]
-    vs = [[sum(a * b for a, b in zip(row, x)) for row in wv] for x in xs]
-    dqs, dks, dvs = ([[0.0] * len(x) for x in xs] for _ in range(3))
-    dwo = [[0.0] * len(row) for row in wo]
-    for i in range(T):
-        heads, mixed = [], []
-        for h in range(n_head):
-            hs = slice(h * d_h, (h + 1) * d_h)
-            s = [sum(a * b for a, b in zip(qs[i][hs], ks[t][hs])) / math.sqrt(d_h) for t in range(i + 1)]
-            e = [math.exp(st - max(s)) for st in s]
-            w = [et / math.fsum(e) for et in e]
-            heads.append((hs, w))
-            mixed += [sum(w[t] * vs[t][hs][j] for t in range(i + 1)) for j in range(d_h)]
-        dwo_i, dmixed = pieces.linear_backward(wo, mixed, gs[i])
-        if slip != "dwo last only" or i == T - 1:
-            dwo = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(dwo, dwo_i)]
-        for hs, w in heads:
-            g = dmixed[hs]
-            gamma = [sum(a * b for a, b in zip(g, vs[t][hs])) for t in range(i + 1)]
-            ds = _softmax_slip(w, gamma, diagonal=slip == "softmax diagonal")
-            for t in range(i + 1):
-                cached = slip != "no cache" or t == i  # the slip: keys and values only from their own query
-                for j in range(d_h):
-                    dqs[i][hs.start + j] += ds[t] * ks[t][hs][j] * scale
-                    if cached:
-                        dks[t][hs.start + j] += ds[t] * qs[i][hs][j] * scale
-                        dvs[t][hs.start + j] += (1.0 if slip == "dv without w" else w[t]) * g[j]
+    T = len(xs)
+    split, dwo = _attention_split(xs, wq, wk, wv, wo, n_head, gs, slip)
+    dqs, dks, dvs = head_answer(split)
     dxs = [[0.0] * len(x) for x in xs]
     grads = []
     for path, w_, ds_ in (("q", wq, dqs), ("k", wk, dks), ("v", wv, dvs)):
         dw_sum = [[0.0] * len(row) for row in w_]
         for t in range(T):
-            dw, dx = pieces.linear_backward(w_, xs[t], ds_[t])
+            dw, dx = pieces.linear_backward(xs[t], w_, ds_[t])
             if slip != f"dw{path} last only" or t == T - 1:
-                dw_sum = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(dw_sum, dw)]
+                dw_sum = _add(dw_sum, dw)
             if slip != f"no {path} path":
-                dxs[t] = [a + b for a, b in zip(dxs[t], dx)]
+                dxs[t] = _add(dxs[t], dx)
         grads.append(_transpose(dw_sum) if slip == f"dw{path} transposed" else dw_sum)
-    if slip == "dwo transposed":
-        dwo = _transpose(dwo)
     result = (dxs, grads[0], grads[1], grads[2], dwo)
     return tuple(_neg(part) for part in result) if slip == "sign" else result
 
 
+def _attention_terms(xs, wq, wk, wv, wo, n_head, gs):
+    """dxs as its three paths; dwq and dwk as their softmax terms; dwk and dwv by whose query read them."""
+    split, _ = _attention_split(xs, wq, wk, wv, wo, n_head, gs)
+
+    def through(w, *names):  # w^T d at every position, d summed from these terms
+        d = _summed(split, *names)
+        return [_apply_t(w, d[t]) for t in range(len(xs))]
+
+    def weight(*names):  # the sum over positions of d_t x_t^T
+        d = _summed(split, *names)
+        total = _outer(d[0], xs[0])
+        for t in range(1, len(xs)):
+            total = _add(total, _outer(d[t], xs[t]))
+        return total
+
+    dk = ("dk own direct", "dk own average", "dk later direct", "dk later average")
+    own, later = "the share from each {}'s own position's query", "the share from later positions' queries"
+    direct, average = "the softmax's direct term", "its average's term"
+    return {
+        "dxs": [
+            {
+                "the path through q, wq^T dq": through(wq, "dq direct", "dq average"),
+                "the path through k, wk^T dk": through(wk, *dk),
+                "the path through v, wv^T dv": through(wv, "dv own", "dv later"),
+            }
+        ],
+        "dwq": [{direct: weight("dq direct"), average: weight("dq average")}],
+        "dwk": [
+            {own.format("key"): weight(*dk[:2]), later: weight(*dk[2:])},
+            {direct: weight(dk[0], dk[2]), average: weight(dk[1], dk[3])},
+        ],
+        "dwv": [{own.format("value"): weight("dv own"), later: weight("dv later")}],
+    }
+
+
 def _att(slip: str):
     def wrong(xs, wq, wk, wv, wo, n_head, gs):
+        if slip in WRITTEN_SIZES:
+            return pieces.attention_backward(xs, wq, wk, wv, wo, WRITTEN_SIZES[slip](xs, n_head), gs)
         return attention_with_slip(xs, wq, wk, wv, wo, n_head, gs, slip)
 
     return wrong
@@ -434,36 +770,62 @@ def _att(slip: str):
 
 TRANSPOSED = "a transpose: dL/dW is g x^T, entry [i][j] = g[i] * x[j]"
 NOT_SUMMED = "a sum over positions left out: the matrix is used at every position, so its gradient adds up over them"
+
+
+def _missing_path(c: str) -> str:
+    return (
+        "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
+        f" dL/dx_t is missing the share through {c}_t, w{c}^T d{c}_t"
+    )
+
+
 ATTENTION_HINTS = {
     "sign": "wrong sign",
-    "no scale": "a constant factor: the scores are q . k_t / sqrt(d_h), so dq and dk_t carry the same 1 / sqrt(d_h)",
-    "no cache": (
-        "a sum over positions left out: a key and a value made at position t are read again by the query of every\n"
-        " later position (the KV cache); their gradients add up over all those reads"
-    ),
-    "no q path": "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
-    " dL/dx_t is missing the share through q_t, wq^T dq_t",
-    "no k path": "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
-    " dL/dx_t is missing the share through k_t, wk^T dk_t",
-    "no v path": "a use left out: x_t is used three times, to make q_t, k_t and v_t;\n"
-    " dL/dx_t is missing the share through v_t, wv^T dv_t",
-    "softmax diagonal": "the softmax's diagonal only, w_t (1 - w_t) gamma_t: every w_u depends on s_t too (-w_t w_u)",
-    "dv without w": "dL/dv_t is w_t times g: the value enters the output weighted by w_t",
-    "dwq transposed": TRANSPOSED,
-    "dwk transposed": TRANSPOSED,
-    "dwv transposed": TRANSPOSED,
-    "dwo transposed": TRANSPOSED,
-    "dwq last only": NOT_SUMMED,
-    "dwk last only": NOT_SUMMED,
-    "dwv last only": NOT_SUMMED,
-    "dwo last only": NOT_SUMMED,
+    "no scale": NO_SCALE,
+    "no cache": NO_CACHE,
+    "no q path": _missing_path("q"),
+    "no k path": _missing_path("k"),
+    "no v path": _missing_path("v"),
+    "softmax diagonal": SOFTMAX_DIAGONAL,
+    "dv without w": DV_WITHOUT_W,
+    **{f"dw{c} transposed": TRANSPOSED for c in "qkvo"},
+    **{f"dw{c} last only": NOT_SUMMED for c in "qkvo"},
+    "heads of 4": "every head 4 wide, as in the page's step: a head's width d_h is len(xs[0]) // n_head",
+    "4 heads": "4 heads, as in the page's step: the number of heads is the argument n_head",
 }
+WRITTEN_SIZES = {  # the page's sizes written as numbers: the solution run with them
+    "heads of 4": lambda xs, n_head: len(xs[0]) // 4,
+    "4 heads": lambda xs, n_head: 4,
+}
+
+
+def _attention_sizes(xs, wq, wk, wv, wo, n_head, gs):
+    d_h = len(xs[0]) // n_head
+    return {"T": len(xs), "n_embd": len(xs[0]), "n_head": n_head, "d_h": d_h, "√d_h": math.sqrt(d_h)}
+
+
+def _head_of_row(facts: dict[str, Any], part: str, axis: int, i: int) -> str:
+    """Which head an index is in: the rows of dwq, dwk and dwv, and the columns of dwo, are the heads side by side."""
+    by_head = (part in ("dwq", "dwk", "dwv") and axis == 0) or (part == "dwo" and axis == 1)
+    return f" (head {i // facts['d_h']})" if by_head and facts.get("n_head", 1) > 1 else ""
+
+
+def _by_head(axis: int) -> tuple[Grouping, ...]:
+    return (Grouping(axis, "head", "heads", lambda facts, i: i // int(facts["d_h"])),)
+
 
 ATTENTION = Piece(
     "attention_backward",
     ("dxs", "dwq", "dwk", "dwv", "dwo"),
     _attention_cases,
+    layout=Layout(
+        {"dxs": ("position", "entry"), **{p: ("row", "column") for p in ("dwq", "dwk", "dwv", "dwo")}},
+        note=_head_of_row,
+        groupings={"dwq": _by_head(0), "dwk": _by_head(0), "dwv": _by_head(0), "dwo": _by_head(1)},
+    ),
+    sizes=_attention_sizes,
     first=("dwq", "dwk", "dwv", "dwo"),  # a slip on one path shows in its matrix: name it there, not in dxs
+    terms=_attention_terms,
     slips={slip: Slip(_att(slip), hint) for slip, hint in ATTENTION_HINTS.items()},
 )
 
@@ -471,23 +833,32 @@ ATTENTION = Piece(
 # ---------------------------------------------------------------- the embedding lookup
 
 
+@_cached
 def _embedding_cases() -> list[Case]:
-    step = _step()
-    sd = step.model.state_dict
-    grads = [grad(p.embedded) for p in step.positions]
-    tokens = [p.token for p in step.positions]
-    return [
-        Case(
-            f"wte: {len(sd['wte'])} rows, tokens {tokens}",
-            (len(sd["wte"]), tokens, grads),
-            ([grad(r) for r in sd["wte"]],),
-        ),
-        Case(
-            f"wpe: {len(sd['wpe'])} rows, positions 0 to {len(grads) - 1}",
-            (len(sd["wpe"]), list(range(len(grads))), grads),
-            ([grad(r) for r in sd["wpe"]],),
-        ),
-    ]
+    cases = []
+    for rec, table in ((chapters(), "wte"), (chapters(), "wpe"), (second(), "wte"), (third(), "wte")):
+        rows = rec.step.model.state_dict[table]
+        grads = [grad(p.embedded) for p in rec.step.positions]
+        used = [p.token for p in rec.step.positions] if table == "wte" else list(range(rec.T))
+        what = f"tokens {used}" if table == "wte" else f"positions 0 to {rec.T - 1}"
+        cases.append(
+            Case(
+                f"{table} of {rec.name}: {len(rows)} rows, {what}",
+                (len(rows), used, grads),
+                ([grad(r) for r in rows],),
+                zero_why="a row the lookup did not read is not in the graph: it gets nothing",
+            )
+        )
+    return cases
+
+
+def _read_at(facts: dict[str, Any], part: str, axis: int, i: int) -> str:
+    if axis != 0:
+        return ""
+    at = [k for k, row in enumerate(facts["used"]) if row == i]
+    if not at:
+        return " (not read)"
+    return f" (read at position {at[0]})" if len(at) == 1 else f" (read at positions {', '.join(map(str, at))})"
 
 
 def _assign(rows, used, grads):
@@ -519,7 +890,10 @@ EMBEDDING = Piece(
     "embedding_backward",
     ("d(table)",),
     _embedding_cases,
-    {
+    layout=Layout({"d(table)": ("row", "column")}, note=_read_at),
+    sizes=lambda rows, used, grads: {"rows": rows, "T": len(grads), "len(g)": len(grads[0])},
+    facts=lambda rows, used, grads: {"used": list(used)},
+    slips={
         "assign": Slip(
             _assign,
             "a row read twice keeps only its last position's gradient:\n"
@@ -542,61 +916,62 @@ EMBEDDING = Piece(
     },
 )
 
-PIECES = {p.name: p for p in (CROSS_ENTROPY, LINEAR, RELU, RMSNORM, SOFTMAX, ATTENTION, EMBEDDING)}
+PIECES = {p.name: p for p in (CROSS_ENTROPY, LINEAR, RELU, RMSNORM, SOFTMAX, ATTENTION_HEAD, ATTENTION, EMBEDDING)}
+for _piece in PIECES.values():  # the argument names, as the solution's signature has them
+    _piece.arguments = tuple(inspect.signature(getattr(pieces, _piece.name)).parameters)
 
 
-def check_cross_entropy_backward(backward) -> str:
-    """Check cross_entropy_backward(p, target, T) -> dz on three positions of the step."""
+def check_cross_entropy_backward(backward) -> Verdict:
+    """Check cross_entropy_backward(p, target, T) -> dz on five positions of three steps."""
     return _checked(CROSS_ENTROPY, backward)
 
 
-def check_linear_backward(backward) -> str:
-    """Check linear_backward(w, x, g) -> (dw, dx) on four matrices of the step."""
+def check_linear_backward(backward) -> Verdict:
+    """Check linear_backward(x, w, g) -> (dw, dx) on four matrices of three steps."""
     return _checked(LINEAR, backward)
 
 
-def check_relu_backward(backward) -> str:
-    """Check relu_backward(h, g) -> dh on the MLP's hidden units at three positions."""
+def check_relu_backward(backward) -> Verdict:
+    """Check relu_backward(h, g) -> dh on the MLP's hidden units at four positions."""
     return _checked(RELU, backward)
 
 
-def check_rmsnorm_backward(backward) -> str:
-    """Check rmsnorm_backward(x, g) -> dx on three of the step's RMSNorms."""
+def check_rmsnorm_backward(backward) -> Verdict:
+    """Check rmsnorm_backward(x, g) -> dx on four RMSNorms of three steps."""
     return _checked(RMSNORM, backward)
 
 
-def check_softmax_backward(backward) -> str:
-    """Check softmax_backward(w, gamma) -> ds on three heads' weights."""
+def check_softmax_backward(backward) -> Verdict:
+    """Check softmax_backward(w, gamma) -> ds on four heads' weights."""
     return _checked(SOFTMAX, backward)
 
 
-def check_attention_backward(backward) -> str:
-    """Check attention_backward(xs, wq, wk, wv, wo, n_head, gs) -> (dxs, dwq, dwk, dwv, dwo) over the step."""
+def check_attention_head_backward(backward) -> Verdict:
+    """Check attention_head_backward(qs, ks, vs, gs) -> (dqs, dks, dvs) on four heads of three steps."""
+    return _checked(ATTENTION_HEAD, backward)
+
+
+def check_attention_backward(backward) -> Verdict:
+    """Check attention_backward(xs, wq, wk, wv, wo, n_head, gs) -> (dxs, dwq, dwk, dwv, dwo) on three steps."""
     return _checked(ATTENTION, backward)
 
 
-def check_embedding_backward(backward) -> str:
-    """Check embedding_backward(rows, used, grads) -> d(table) on wte and wpe."""
+def check_embedding_backward(backward) -> Verdict:
+    """Check embedding_backward(rows, used, grads) -> d(table) on four tables of three steps."""
     return _checked(EMBEDDING, backward)
 
 
-_last = {"yours": ""}  # the piece the last accepted check kept as the reader's own, or ""
+def _checked(piece: Piece, backward) -> Verdict:
+    """check(), and a function it accepts becomes the reader's piece for the capstone (the verdict says so).
 
-
-def last_kept_as_yours() -> str:
-    """The name of the piece the last check accepted and kept as the reader's own; "" when it kept none
-    (a wrong answer, or the page's solution run as the page shows it). pieces.js remembers only that one."""
-    return _last["yours"]
-
-
-def _checked(piece: Piece, backward) -> str:
+    The page's solution, run as the page shows it, is accepted but not kept: it never replaces a piece
+    the reader wrote.
+    """
     verdict = check(piece, backward)
-    _last["yours"] = ""
-    if verdict.startswith("✓"):
+    if verdict.ok:
         from microgpt.course import capstone  # the capstone uses what passed
 
-        before = capstone.pieces()[piece.name]
+        before = capstone.piece(piece.name)
         capstone.keep(piece.name, backward)
-        if capstone.pieces()[piece.name] is not before:
-            _last["yours"] = piece.name
+        verdict.kept = capstone.piece(piece.name) is not before
     return verdict

@@ -1,6 +1,6 @@
 // Run buttons for the code blocks the build marked (data-mg-run, data-mg-cont, data-mg-needs,
 // data-mg-expected): run in the reader's browser, edit, reset, and compare with the checked output.
-import { restorePieces, rememberPiece } from "./pieces.js";
+import { keptPieces, rememberPieces } from "./pieces.js";
 import { copyButton } from "./copy.js";
 import { getPython, resetPython } from "./python.js";
 import { SITE_ROOT } from "./root.js";
@@ -44,7 +44,7 @@ function setStatus(ui, message, fraction) {
   else if (fraction !== undefined) ui.progress.value = fraction;
 }
 
-function showResult(el, stdout, stderr, ok, chain, seconds) {
+function showResult(el, { stdout, stderr, ok }, chain, seconds) {
   const ui = el.mgRun;
   ui.stdout.textContent = stdout;
   ui.stderr.textContent = stderr;
@@ -78,15 +78,13 @@ async function execute(el, blocks) {
   el.dataset.mgState = "running";
   setStatus(ui, "Running…", null);
   const chain = chainOf(el, blocks);
-  const names = chain.map((b, k) => (chain.length === 1 ? "<example>" : `<example, part ${k + 1} of ${chain.length}>`));
   const sources = chain.map(sourceOf);
-  await restorePieces(python, sources); // the pieces of the GPT chapter the reader wrote, for its capstone
   const started = performance.now();
-  const [stdout, stderr, ok] = await python.runChain(sources, names);
+  const result = await python.runChain(sources, keptPieces()); // the reader's pieces, for the capstone
   const ms = performance.now() - started;
-  await rememberPiece(python, sources, stdout, ok);
+  rememberPieces(sources, result);
   el.dataset.mgMs = String(Math.round(ms));
-  showResult(el, stdout, stderr, ok, chain, ms / 1000);
+  showResult(el, result, chain, ms / 1000);
 }
 
 function run(el, blocks) {

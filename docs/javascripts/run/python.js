@@ -25,8 +25,9 @@ async function call(op, args) {
 
 /** What callers get: the site's Python, one call at a time (each returns a Promise). */
 const python = {
-  /** Run a chain of blocks in one fresh namespace: [stdout, stderr, ok]. */
-  runChain: (sources, names) => call("runChain", { sources, names }),
+  /** Run a chain of blocks in one fresh namespace; offered: {name: sources} of the reader's earlier pieces.
+   * The result is microgpt.course.runner's: {stdout, stderr, ok, error, verdicts, yours}. */
+  runChain: (sources, offered) => call("runChain", { sources, offered }),
   /** trace_preset(preset, leaves) from microgpt.course.trace (in the wheel), as JSON text. */
   traceJson: (preset, leavesJson) => call("traceJson", { preset, leaves: leavesJson }),
   /** Any Python source; its value converted to JavaScript. */

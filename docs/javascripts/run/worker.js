@@ -2,70 +2,8 @@
 // freeze the page, and a runaway example can be stopped by ending the worker (python.js).
 // Messages in: {id, op, args}; out: {id, result} | {id, error, fatal} | {progress, fraction}.
 
-// The module _mg_site, written into the interpreter: `run_chain` runs a page's blocks the way the test
-// suite does; `trace_json` serves the widgets.
-const SITE_MODULE = `
-import contextlib, gc, io, json, linecache, sys, traceback, types
-
-
-def run_chain(sources, names):
-    """Run the blocks of one chain in one fresh namespace, as pytest-codeblocks does; (stdout, stderr, ok)."""
-    out, err = io.StringIO(), io.StringIO()
-    namespace = {"__name__": "__main__"}
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            for source, name in zip(sources, names):
-                linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # lines in tracebacks
-                try:
-                    exec(compile(source, name, "exec"), namespace)
-                except BaseException as e:  # SystemExit and KeyboardInterrupt too: the page must survive them
-                    tb = e.__traceback__.tb_next if e.__traceback__ else None  # hide this function's frame
-                    traceback.print_exception(type(e), e, tb)
-                    return [out.getvalue(), err.getvalue(), False]
-        return [out.getvalue(), err.getvalue(), True]
-    finally:
-        unlink_graphs(namespace)  # before the namespace lets go of them
-        namespace.clear()  # no cycle through the globals left: everything goes now, without waiting for gc
-
-
-def unlink_graphs(namespace):
-    # Freeing a Value frees its children, recursively, and in WebAssembly those nested calls use the
-    # browser's own call stack, which CPython's guard cannot see: dropping a chain of a few thousand
-    # Values would crash the interpreter. So once a run is over, every Value it can still reach lets
-    # go of its children, from the roots down, and each is freed on its own.
-    engine = sys.modules.get("microgpt.engine")
-    if engine is None:
-        return
-    Value, skip = engine.Value, (type, types.ModuleType, types.BuiltinFunctionType, int, float, str, bytes)
-    seen, stack, values = set(), [namespace], []
-    while stack:  # the Values the namespace reaches, through lists, dicts, objects, closures
-        obj = stack.pop()
-        if isinstance(obj, Value):
-            values.append(obj)
-        elif id(obj) in seen or isinstance(obj, skip):
-            continue  # classes, modules and builtins outlive the run; numbers and strings hold nothing
-        elif isinstance(obj, types.FunctionType) and obj.__globals__ is not namespace:
-            continue  # a function from a module: what it reaches belongs to the module
-        else:
-            seen.add(id(obj))
-            stack.extend(gc.get_referents(obj))
-    while values:  # the stack holds each child before its parent lets go of it
-        value = values.pop()
-        children = value._children
-        if children:
-            value._children = ()
-            values.extend(children)
-
-
-def trace_json(preset, leaves_json):
-    from microgpt.course.trace import trace_preset
-
-    return json.dumps(trace_preset(preset, json.loads(leaves_json)))
-`;
-
-const HELPERS = "/home/pyodide/.microgpt-site"; // in the interpreter's own (in-memory) file system
 let pyodide = null;
-let site = null; // the module above, once Python is up
+let runner = null; // microgpt.course.runner, once Python is up: it runs the blocks and says how it went
 
 const progress = (message, fraction) => postMessage({ progress: message, fraction });
 
@@ -89,26 +27,22 @@ async function start({ root }) {
   progress("Installing microgpt…", 0.9);
   const sitePackages = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
   py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-  py.FS.mkdirTree(HELPERS);
-  py.FS.writeFile(`${HELPERS}/_mg_site.py`, SITE_MODULE);
-  py.pyimport("sys").path.append(HELPERS);
-  site = py.pyimport("_mg_site");
-  py.runPython("import microgpt"); // the first run should not pay for it
+  runner = py.pyimport("microgpt.course.runner"); // and microgpt with it: the first run should not pay for that
   pyodide = py;
   progress("Python is ready.", 1);
 }
 
 const OPS = {
   start,
-  runChain: ({ sources, names }) => {
-    const result = site.run_chain(sources, names);
+  runChain: ({ sources, offered }) => {
+    const args = [pyodide.toPy(sources), pyodide.toPy(offered)];
     try {
-      return result.toJs();
+      return JSON.parse(runner.run_chain(...args));
     } finally {
-      result.destroy();
+      for (const arg of args) arg.destroy();
     }
   },
-  traceJson: ({ preset, leaves }) => site.trace_json(preset, leaves),
+  traceJson: ({ preset, leaves }) => runner.trace_json(preset, leaves),
   runPython: ({ code }) => {
     const result = pyodide.runPython(code);
     return result?.toJs ? result.toJs() : result;

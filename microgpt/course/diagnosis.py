@@ -1,0 +1,544 @@
+"""Where and how a reader's answer differs from the engine's, said from the numbers alone.
+
+A checker (microgpt.course.checking) names the slips its piece knows. For any other miss these functions
+look at the numbers: where the answer is wrong, in the reader's own terms (position 3, row 7 (head 1),
+logit 12 (the true token)), and how (a constant factor, a term of a sum, a shift by one, the causal
+limit, a floor division), before the largest difference is shown as a pair of numbers.
+
+An answer's part is a nested list; an entry's place in it is an index tuple, and each axis has a name
+("position", "row", "column", "logit") given by the piece, so that a place is said as a reader would say it.
+"""
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+TOL = 1e-9  # an entry agrees when it is within this of the other, absolutely
+TOL_SHOWN = "1e-9"  # TOL as the messages print it
+
+Index = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """A way to group the entries of a part: along one axis, by a key of the index there (a head: i // d_h).
+
+    name and plural say a group ("head", "heads"); key(facts, i) is the group of index i on that axis.
+    """
+
+    axis: int
+    name: str
+    plural: str
+    key: Callable[[dict[str, float], int], int] = field(default=lambda sizes, i: i)
+
+
+@dataclass
+class Layout:
+    """How a piece's answer is spoken about: each part's axes, notes on an index, groupings, its terms.
+
+    axes:      part -> the name of each axis, outermost first ("position", "entry")
+    note:      (facts, part, axis, i) -> words after an index (" (head 1)", " (the true token)"), or ""
+    groupings: part -> groupings tried before the axes themselves (heads before rows)
+    """
+
+    axes: dict[str, tuple[str, ...]]
+    note: Callable[[dict[str, Any], str, int, int], str] = field(default=lambda sizes, part, axis, i: "")
+    groupings: dict[str, tuple[Grouping, ...]] = field(default_factory=dict)
+
+
+PLURALS = {"entry": "entries", "unit": "units", "position": "positions", "logit": "logits", "row": "rows"}
+
+
+def plural(word: str) -> str:
+    return PLURALS.get(word, word + "s")
+
+
+# ---------------------------------------------------------------- entries and shapes
+
+
+def entries(value: Any, index: Index = ()) -> list[tuple[Index, float]]:
+    """Every number of a nested list with its index tuple, in order."""
+    if isinstance(value, (list, tuple)):
+        return [e for k, item in enumerate(value) for e in entries(item, (*index, k))]
+    return [(index, value)]
+
+
+def shape(value: Any) -> tuple[int, ...] | None:
+    """The lengths of a rectangular nested list, outermost first; () for a number; None if ragged."""
+    if not isinstance(value, (list, tuple)):
+        return ()
+    inner = {shape(item) for item in value}
+    if len(inner) > 1:
+        return None
+    rest = inner.pop() if inner else ()
+    return None if rest is None else (len(value), *rest)
+
+
+def _numbers(value: Any) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for _, v in entries(value))
+
+
+def agrees(mine: Any, engine: Any) -> bool:
+    """Same shape, every entry within TOL."""
+    if shape(mine) != shape(engine) or not _numbers(mine):
+        return False
+    return all(abs(a - b) <= TOL for (_, a), (_, b) in zip(entries(mine), entries(engine)))
+
+
+# ---------------------------------------------------------------- naming places and numbers
+
+
+def place(layout: Layout, facts: dict[str, Any], part: str, index: Index) -> str:
+    """An entry's place as the reader would say it: "row 7 (head 1), column 2"."""
+    axes = layout.axes[part]
+    return ", ".join(f"{axes[k]} {i}{layout.note(facts, part, k, i)}" for k, i in enumerate(index))
+
+
+def spans(indices: Sequence[int]) -> str:
+    """0, 1, 2, 5 -> "0 to 2 and 5"."""
+    runs: list[list[int]] = []
+    for i in sorted(indices):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    said = [f"{r[0]} to {r[-1]}" if len(r) > 2 else " and ".join(map(str, r)) for r in runs]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def some(name: str, indices: Sequence[int], of: int) -> str:
+    """ "position 3", "positions 4 to 6", or "30 of the 64 units" when a list of them would be long."""
+    if len(indices) == 1:
+        return f"{name} {indices[0]}"
+    runs = spans(indices)
+    if runs.count(",") + runs.count(" and ") > 3:
+        return f"{len(indices)} of the {of} {plural(name)}"
+    return f"{plural(name)} {runs}"
+
+
+def fraction(x: float) -> str:
+    """A ratio as a reader would write it: 2, 1/2, 4/7, or 0.2593."""
+    f = Fraction(x).limit_denominator(64)
+    if f.denominator > 1 and abs(float(f) - x) <= 1e-9 * max(1.0, abs(x)):
+        return f"{f.numerator}/{f.denominator}"
+    if abs(x - round(x)) <= 1e-9 * max(1.0, abs(x)):
+        return str(round(x))
+    return f"{x:.4g}"
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A number a factor could be: a size of the case, its root, a ratio of two sizes, or the page's size."""
+
+    value: float
+    name: str  # "T", "√d_h", "T/len(p)", "2"
+    hard_coded: str = ""  # for the page's size where this case's belongs: the size's name
+
+
+def _factors(sizes: dict[str, Any], defaults: dict[str, Any]) -> list[Factor]:
+    """What a factor could be, the likeliest first: the case's sizes, their roots, ratios of two of them."""
+    found = [Factor(2.0, "2"), Factor(0.5, "1/2")]
+    numeric = {k: float(v) for k, v in sizes.items() if isinstance(v, (int, float)) and v > 0}
+    for name, s in numeric.items():
+        found += [Factor(s, name), Factor(1 / s, f"1/{name}")]
+        if not name.startswith("√") and f"√{name}" not in numeric:
+            found += [Factor(math.sqrt(s), f"√{name}"), Factor(1 / math.sqrt(s), f"1/√{name}")]
+    for name, s in numeric.items():
+        d = defaults.get(name)
+        if isinstance(d, (int, float)) and d > 0 and d != s:  # the page's size, written where this case's belongs
+            found += [Factor(s / d, f"{name}/{fraction(d)}", name), Factor(d / s, f"{fraction(d)}/{name}", name)]
+    for a, sa in numeric.items():
+        for b, sb in numeric.items():
+            if a != b and not a.startswith("√") and not b.startswith("√"):
+                found.append(Factor(sa / sb, f"{a}/{b}"))
+    return found
+
+
+def factors(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> list[Factor]:
+    """What the factor |c| could be, the likeliest first (2, T, √d_h, T/7 ...); [] when nothing fits."""
+    fits, names = [], set()
+    for f in _factors(sizes, defaults):
+        if abs(abs(c) - f.value) <= 1e-7 * f.value and f.name not in names:
+            fits.append(f)
+            names.add(f.name)
+    return fits
+
+
+def times(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> tuple[str, str]:
+    """A factor in words, and an aside on what it is: ("7 times the engine's (7 is T here)", ""), ("half the
+    engine's", ""), ("4/7 times the engine's", "4/7 is T/7: T is 4 in this case and 7 in the page's step. ...")."""
+    if abs(c + 1) <= 1e-7:
+        return "the engine's with its sign flipped", ""
+    a, minus = abs(c), ("minus " if c < 0 else "")
+    said = "twice" if abs(a - 2) <= 1e-12 else "half" if abs(a - 0.5) <= 1e-12 else f"{fraction(a)} times"
+    words = f"{minus}{said} the engine's"
+    fits = [f for f in factors(a, sizes, defaults) if f.name not in ("2", "1/2")]
+    hard = [f for f in fits if f.hard_coded]
+    if hard:  # the page's size where this case's belongs: a number written into the code
+        size, page = hard[0].hard_coded, fraction(defaults[hard[0].hard_coded])
+        here = fraction(sizes[size])
+        return words, (
+            f"{fraction(a)} is {hard[0].name}: {size} is {here} in this case and {page} in the page's step."
+            f" Is {page} written where {size} belongs?"
+        )
+    if fits:
+        words += f" ({fraction(a)} is {' or '.join(f.name for f in fits)} here)"
+    return words, ""
+
+
+def _aside(text: str) -> str:
+    return f".\n {text}" if text else ""
+
+
+def value_name(x: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> str:
+    """A number as a diagnosis shows it: -0.1429, with what it is when that is a size's (-1/T)."""
+    fits = [f for f in factors(x, sizes, defaults) if not f.hard_coded and f.name not in ("2", "1/2")]
+    return f"{x:.4g}" + (f" ({'-' if x < 0 else ''}{fits[0].name})" if fits else "")
+
+
+# ---------------------------------------------------------------- the diagnoses
+
+
+@dataclass
+class Part:
+    """One part of an answer, both ways, with what is needed to speak about it."""
+
+    name: str
+    mine: Any
+    engine: Any
+    layout: Layout
+    sizes: dict[str, Any]
+    defaults: dict[str, Any]
+    facts: dict[str, Any] = field(default_factory=dict)
+    zero_why: str = ""
+    given: dict[str, Any] = field(default_factory=dict)  # the function's arguments by name, for "plus x"
+    terms: list[dict[str, Any]] = field(default_factory=list)  # ways to split the engine's into terms
+
+    def __post_init__(self) -> None:
+        self.facts = {**self.sizes, **self.facts}  # what names a place: the sizes (d_h for a head), and the rest
+        self.m = entries(self.mine)
+        self.e = entries(self.engine)
+        self.wrong = [k for k, ((_, a), (_, b)) in enumerate(zip(self.m, self.e)) if abs(a - b) > TOL]
+
+    def at(self, k: int) -> str:
+        return place(self.layout, self.facts, self.name, self.e[k][0])
+
+    def times(self, c: float) -> tuple[str, str]:
+        return times(c, self.sizes, self.defaults)
+
+
+def shared_rows(name: str, mine: Any) -> str | None:
+    """Rows of a part that are one list object ([[0.0] * n] * m): adding into one adds into all."""
+    if not isinstance(mine, list) or len(mine) < 2 or not all(isinstance(r, list) for r in mine):
+        return None
+    first: dict[int, int] = {}
+    shared = [k for k, row in enumerate(mine) if first.setdefault(id(row), k) != k]
+    if not shared:
+        return None
+    if len(set(map(id, mine))) == 1:
+        which = "all its rows are"
+    else:
+        which = f"rows {first[id(mine[shared[0]])]} and {shared[0]} are"
+    return (
+        f"{name}: {which} one and the same list object, so adding into one row adds into all.\n"
+        " [[0.0] * n] * m repeats one row m times; make each row its own list: [[0.0] * n for _ in range(m)]"
+    )
+
+
+def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any]) -> str | None:
+    """Two results returned in each other's place: (dx, dw) for (dw, dx)."""
+    for i in range(len(parts)):
+        for j in range(i + 1, len(parts)):
+            a, b = parts[i], parts[j]
+            if agrees(mine[i], engine[i]) and agrees(mine[j], engine[j]):
+                continue
+            same_numbers = agrees(mine[i], engine[j]) and agrees(mine[j], engine[i])
+            other_shapes = shape(engine[i]) != shape(engine[j]) and (
+                shape(mine[i]) == shape(engine[j]) and shape(mine[j]) == shape(engine[i])
+            )
+            if same_numbers or other_shapes:
+                what = "the numbers" if same_numbers else "the shape"
+                return (
+                    f"{a} and {b} are swapped: your {a} has {what} of the engine's {b}, and your {b} of its {a}.\n"
+                    f" Return them in this order: {', '.join(parts)}"
+                )
+    return None
+
+
+def floor_division(p: Part) -> str | None:
+    """Whole numbers where the engine's are fractions, each the engine's rounded down: // where / belongs."""
+    if not p.wrong or not all(p.m[k][1] == math.floor(p.e[k][1]) for k in p.wrong):
+        return None
+    return (
+        f"{p.name}: yours are whole numbers where the engine's are fractions, each the engine's rounded down:\n"
+        " a // (floor division) where / belongs?"
+    )
+
+
+def _ratio(p: Part, ks: Sequence[int]) -> float | None:
+    """The one factor c with mine = c * engine at these entries (0 where the engine's is 0), or None."""
+    big = [k for k in ks if abs(p.e[k][1]) > 1e3 * TOL]
+    if not big:
+        return None
+    c = p.m[big[0]][1] / p.e[big[0]][1]
+    if all(abs(p.m[k][1] - c * p.e[k][1]) <= TOL + 1e-7 * abs(p.m[k][1]) for k in ks):
+        return c
+    return None
+
+
+def constant_factor(p: Part) -> str | None:
+    c = _ratio(p, range(len(p.e)))
+    if c is None or abs(c - 1) <= 1e-7:
+        return None
+    if abs(c) <= 1e-12:
+        return f"{p.name}: every entry of yours is 0"
+    words, aside = p.times(c)
+    return f"{p.name}: every entry is {words}{_aside(aside)}"
+
+
+def constant_offset(p: Part) -> str | None:
+    """Every entry off by one same amount."""
+    d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
+    if len(d) < 2 or not p.wrong or max(d) - min(d) > TOL / 10:
+        return None
+    x = d[0]
+    amount = value_name(abs(x), p.sizes, p.defaults)
+    return f"{p.name}: every entry is the engine's {'plus' if x > 0 else 'minus'} {amount}"
+
+
+def _solve(gram: list[list[float]], rhs: list[float]) -> list[float] | None:
+    """Gaussian elimination with partial pivoting; None when the terms are (nearly) dependent."""
+    n = len(rhs)
+    a = [row[:] + [r] for row, r in zip(gram, rhs)]
+    scale = max(abs(gram[i][i]) for i in range(n)) or 1.0
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) <= 1e-10 * scale:
+            return None
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(n):
+            if r != col:
+                f = a[r][col] / a[col][col]
+                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def _nice(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> bool:
+    return abs(c) <= 1e-6 or abs(abs(c) - 1) <= 1e-6 or bool(factors(c, sizes, defaults))
+
+
+def terms(p: Part) -> str | None:
+    """The answer as the engine's terms with other weights: a term missing, its sign flipped, or scaled."""
+    mine = [v for _, v in p.m]
+    for split in p.terms:
+        names = list(split)
+        columns = [[v for _, v in entries(split[n])] for n in names]
+        if any(len(c) != len(mine) for c in columns):
+            continue
+        gram = [[math.fsum(a * b for a, b in zip(ci, cj)) for cj in columns] for ci in columns]
+        c = _solve(gram, [math.fsum(a * b for a, b in zip(ci, mine)) for ci in columns])
+        if c is None:
+            continue
+        fitted = [math.fsum(ck * col[i] for ck, col in zip(c, columns)) for i in range(len(mine))]
+        if max(abs(a - b) for a, b in zip(fitted, mine)) > TOL + 1e-7 * max(map(abs, mine)):
+            continue
+        c = [0.0 if abs(ck) <= 1e-6 else ck for ck in c]
+        off = [(n, ck) for n, ck in zip(names, c) if abs(ck - 1) > 1e-6]
+        if not off or len({round(ck, 6) for ck in c}) == 1 or not all(_nice(ck, p.sizes, p.defaults) for ck in c):
+            continue
+        said, asides = [], []
+        for n, ck in off:
+            if ck == 0:
+                said.append(f"{n} is missing")
+            elif abs(ck + 1) <= 1e-6:
+                said.append(f"{n} has its sign flipped")
+            else:
+                words, aside = p.times(ck)
+                said.append(f"{n} is {words}")
+                asides.append(aside)
+        right = [n for n in names if n not in dict(off)]
+        first = f"{_and(right)} {'is' if len(right) == 1 else 'are'} right, but " if right else ""
+        aside = " ".join(a for a in asides if a)
+        return f"{p.name} is the sum of {_and(names)}.\n In yours, {first}{_and(said)}{_aside(aside)}"
+    return None
+
+
+def _and(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _groups(p: Part, at_least: int = 2) -> list[tuple[Grouping, dict[int, list[int]]]]:
+    """Each grouping of the part's entries (the piece's own first, then each axis), as group -> entries;
+    only those with at_least this many groups."""
+    axes = p.layout.axes[p.name]
+    found = []
+    for g in (*p.layout.groupings.get(p.name, ()), *(Grouping(k, a, plural(a)) for k, a in enumerate(axes))):
+        groups: dict[int, list[int]] = {}
+        for k, (index, _) in enumerate(p.e):
+            groups.setdefault(g.key(p.facts, index[g.axis]), []).append(k)
+        if len(groups) >= at_least:
+            found.append((g, groups))
+    return found
+
+
+def _group_name(p: Part, g: Grouping, key: int, indices: list[int]) -> str:
+    note = p.layout.note(p.facts, p.name, g.axis, key) if g.name == p.layout.axes[p.name][g.axis] else ""
+    return f"{g.name} {key}{note}"
+
+
+def nonzero_where_zero(p: Part) -> str | None:
+    """Nonzero in groups where the engine's is exactly 0 (the causal limit, a row not read, a unit off)."""
+    axes = [(g, groups) for g, groups in _groups(p, at_least=1) if g.axis == 0 and g.name == p.layout.axes[p.name][0]]
+    for g, groups in axes[:1]:  # along the first axis: positions, rows, units
+        zero = [key for key, ks in groups.items() if all(p.e[k][1] == 0 for k in ks)]
+        bad = [key for key in zero if any(abs(p.m[k][1]) > TOL for k in groups[key])]
+        if not bad:
+            return None
+        what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
+        why = f":\n {p.zero_why}" if p.zero_why else ""
+        return f"{p.name}: nonzero at {what}, where the engine's is exactly 0{why}"
+    return None
+
+
+def shifted(p: Part) -> str | None:
+    """Equal to the engine's at the neighbouring index along an axis: an index off by one.
+
+    Every entry with a neighbour there must match it, and the entries it puts right must be most of the
+    wrong ones (the rest at the edge, where nothing was shifted in).
+    """
+    axes = p.layout.axes[p.name]
+    where = {index: v for index, v in p.e}
+    wrong = {p.m[k][0] for k in p.wrong}
+    for axis, name in enumerate(axes):
+        for step in (1, -1):
+            pairs = {
+                index: (v, where[moved])
+                for index, v in p.m
+                if (moved := (*index[:axis], index[axis] - step, *index[axis + 1 :])) in where
+            }
+            explained = [index for index in wrong if index in pairs]
+            if len(explained) < max(2, len(wrong) // 2) or not any(abs(b) > 1e3 * TOL for _, b in pairs.values()):
+                continue
+            if all(abs(a - b) <= TOL for a, b in pairs.values()):
+                k, j = (1, 0) if step == 1 else (0, 1)
+                sign = "-" if step == 1 else "+"
+                return (
+                    f"{p.name}: shifted by one {name}: your {name} k holds the engine's {name} k{sign}1\n"
+                    f" (your {name} {k} is the engine's {name} {j}, and so on): an index off by one?"
+                )
+    return None
+
+
+def moved(p: Part) -> str | None:
+    """One amount in the wrong entry: what belongs at one place is at another (often its neighbour)."""
+    if len(p.wrong) != 2:
+        return None
+    a, b = p.wrong
+    da, db = p.m[a][1] - p.e[a][1], p.m[b][1] - p.e[b][1]
+    if abs(da + db) > 1e-7 * max(abs(da), abs(db)):
+        return None
+    (src, dst) = (a, b) if db * (p.e[a][1] - p.m[a][1]) > 0 else (b, a)
+    amount = p.e[src][1] - p.m[src][1]
+    ia, ib = p.e[src][0], p.e[dst][0]
+    near = sum(abs(x - y) for x, y in zip(ia, ib)) == 1
+    return f"{p.name}: the {value_name(amount, p.sizes, p.defaults)} that belongs at {p.at(src)} is at {p.at(dst)}" + (
+        ", its neighbour: an index off by one?" if near else ""
+    )
+
+
+def right_and_wrong(p: Part) -> str | None:
+    """Right in some groups (positions, heads, rows) and wrong in others; and how, where it is wrong."""
+    wrong = set(p.wrong)
+    for g, groups in _groups(p):
+        bad = [key for key, ks in groups.items() if wrong & set(ks)]
+        good = [key for key in groups if key not in bad and any(p.e[k][1] != 0 for k in groups[key])]
+        if not bad or not good:  # (a group where both are 0 shows nothing: right there is no evidence)
+            continue
+        there = [k for key in bad for k in groups[key] if k in wrong]
+        how = _how_there(p, there)
+        if len(bad) == 1:
+            what = f"only at {_group_name(p, g, bad[0], groups[bad[0]])}"
+        else:
+            what = f"at {some(g.name, bad, len(groups))}"
+        if len(good) == 1:
+            right = _group_name(p, g, good[0], groups[good[0]])
+        else:
+            right = f"the other {plural(g.name)}" if len(good) > 4 else some(g.name, good, len(groups))
+        return f"{p.name}: wrong {what}{how}; right at {right}"
+    return None
+
+
+def _how_there(p: Part, there: list[int]) -> str:
+    """How the wrong entries differ, if one rule says it: 0, one factor, or one amount off."""
+    if all(p.m[k][1] == 0 for k in there):
+        return ", where yours is 0"
+    c = _ratio(p, there) if len(there) > 1 else None  # one entry has any ratio
+    if c is not None and abs(c - 1) > 1e-7:
+        words, aside = p.times(c)
+        return f", where yours is {words}{_aside(aside)}"
+    d = [p.m[k][1] - p.e[k][1] for k in there]
+    if len(d) > 1 and max(d) - min(d) <= TOL / 10:
+        amount = value_name(abs(d[0]), p.sizes, p.defaults)
+        return f", where yours is the engine's {'plus' if d[0] > 0 else 'minus'} {amount}"
+    return ""
+
+
+def reversed_order(p: Part) -> str | None:
+    """The engine's entries in the opposite order along an axis: a loop or a list run backwards."""
+    lengths = shape(p.engine) or ()
+    for axis, name in enumerate(p.layout.axes[p.name]):
+        n = lengths[axis] if axis < len(lengths) else 0
+        if n < 3:
+            continue
+        where = {index: v for index, v in p.e}
+        flipped = [(v, where[(*i[:axis], n - 1 - i[axis], *i[axis + 1 :])]) for i, v in p.m]
+        if all(abs(a - b) <= TOL for a, b in flipped):
+            first = f"your {name} 0 is its {name} {n - 1}, and so on"
+            return f"{p.name}: the engine's {plural(name)} in the opposite order: {first}"
+    return None
+
+
+def plus_an_argument(p: Part) -> str | None:
+    """Yours minus the engine's is one of the function's own arguments (or a multiple of it): something added."""
+    d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
+    for name, value in p.given.items():
+        if shape(value) != shape(p.engine):
+            continue
+        v = [x for _, x in entries(value)]
+        big = [k for k, x in enumerate(v) if abs(x) > 1e3 * TOL]
+        if not big:
+            continue
+        c = d[big[0]] / v[big[0]]
+        if abs(c) > 1e-9 and all(abs(dk - c * x) <= TOL + 1e-7 * abs(dk) for dk, x in zip(d, v)):
+            if abs(c - 1) <= 1e-7:
+                return f"{p.name}: yours is the engine's plus {name}, your function's argument"
+            if abs(c + 1) <= 1e-7:
+                return f"{p.name}: yours is the engine's minus {name}, your function's argument"
+            words, aside = p.times(c)
+            return f"{p.name}: yours is the engine's plus {name} (your argument) times {fraction(c)}{_aside(aside)}"
+    return None
+
+
+DIAGNOSES: tuple[Callable[[Part], str | None], ...] = (shifted, reversed_order, nonzero_where_zero, floor_division)
+DIAGNOSES += (constant_factor, constant_offset, terms, plus_an_argument, moved, right_and_wrong)
+
+
+def diagnose(p: Part) -> tuple[str, bool]:
+    """What is wrong with a part of equal shape: the first diagnosis that fits, then the largest difference;
+    and whether a diagnosis fitted (else the largest difference is all there is to say)."""
+    lines = []
+    for diagnosis in DIAGNOSES:
+        said = diagnosis(p)
+        if said:
+            lines.append(said)
+            break
+    k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
+    a, b = p.m[k][1], p.e[k][1]
+    prefix = "" if lines else f"{p.name}: "
+    lines.append(
+        f"{prefix}the largest difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}\n"
+        f" (off by {abs(a - b):.1e}, more than {TOL_SHOWN})"
+    )
+    return "\n ".join(lines), len(lines) > 1

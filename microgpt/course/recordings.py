@@ -1,0 +1,64 @@
+"""The recorded training steps the exercises' checkers take their cases from: the chapter's, and two others.
+
+The chapter's step (the default model on "mignon") has T = 7, 27 tokens, n_embd = 16 and 4 heads of 4:
+an answer that writes one of those numbers in place of the size would pass on it. The other two steps
+change every such size, and the checkers take cases from all three:
+
+    the chapter's   "mignon"               T = 7   27 tokens   n_embd 16   4 heads of 4   block_size 16
+    second          "ada"                  T = 4   27 tokens   n_embd 12   2 heads of 6   block_size 8
+    third           "hassie"'s first step  T = 1    6 tokens   n_embd 6    3 heads of 2   block_size 4
+
+"ada" reads the token 0 twice and predicts it twice (the first index, and a repeated token); every
+document ends on BOS, the last index. Each step is recorded once per interpreter, apart from the one the
+pages share (a reader's second backward() on that one cannot change a checker's answers).
+"""
+
+import functools
+from dataclasses import dataclass
+
+from microgpt.course.exercises import Step, first_step, record
+from microgpt.data import Tokenizer, default_data_path, load_docs
+from microgpt.model import GPTConfig, Model
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recorded step, backward() done, and how a case's label names it."""
+
+    name: str  # the document, as the labels say it: "mignon"
+    step: Step
+
+    @property
+    def config(self) -> GPTConfig:
+        return self.step.model.config
+
+    @property
+    def T(self) -> int:
+        return len(self.step.positions)
+
+
+@functools.cache
+def chapters() -> Recording:
+    """The chapter's step, recorded again: first_step() without its shared cache."""
+    return Recording("mignon", first_step.__wrapped__())
+
+
+@functools.cache
+def second() -> Recording:
+    """A narrower model with fewer, wider heads, on a short name that repeats a token."""
+    tokenizer = Tokenizer.from_docs(load_docs(default_data_path()))
+    model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=12, n_head=2, block_size=8), seed=7)
+    return Recording("ada", _backward(record(model, tokenizer.encode("ada"))))
+
+
+@functools.cache
+def third() -> Recording:
+    """A small model whose vocabulary is the letters of one name, at the first position of that name: T = 1."""
+    tokenizer = Tokenizer.from_docs(["hassie"])
+    model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=6, n_head=3, block_size=4), seed=3)
+    return Recording("hassie", _backward(record(model, tokenizer.encode("hassie")[:2])))
+
+
+def _backward(step: Step) -> Step:
+    step.loss.backward()
+    return step

@@ -1,0 +1,159 @@
+"""The Python side of a page's Run button: it runs a page's blocks in the reader's browser and says how it went.
+
+The page's worker (docs/javascripts/run/worker.js) starts Python with this package installed and calls
+these functions; each returns JSON text, which the page reads as it is. Nothing here parses printed
+output: what a checker decided comes from its Verdict (microgpt.course.checking), where an error
+happened from the traceback's frames.
+
+A run's result:
+    stdout, stderr   what the blocks printed
+    ok               the chain ran to its end
+    error            null, or {type, message, part, line, column}: the exception that stopped the chain, and
+                     where in the reader's blocks it last went through (part: the block's index in the chain;
+                     line: 1-based in that block), or part and line null when no frame is in the blocks; column:
+                     1-based, where a SyntaxError's parser stopped, else null. A SyntaxError's message is the
+                     parser's alone ("expected ':'"), without the block's file name; a NotImplementedError
+                     without one says which function is not written yet
+    verdicts         [{piece, ok, text, kept, frames: [{file, line, function, source, part}]}]: each checker's
+                     verdict, in order; a frame's part is the block it is in, or null
+    yours            the names of the reader's pieces the capstone used, when the run asked it for its
+                     pieces; else []
+"""
+
+import contextlib
+import functools
+import gc
+import io
+import json
+import linecache
+import sys
+import traceback
+import types
+from typing import Any
+
+from microgpt.course import capstone, checking
+
+
+def block_name(part: int, parts: int) -> str:
+    """The file name a chain's block is compiled under: it is what tracebacks show."""
+    return "<example>" if parts == 1 else f"<example, part {part + 1} of {parts}>"
+
+
+def run_chain(sources: list[str], offered: dict[str, list[str]] | None = None) -> str:
+    """Run one chain of blocks in one fresh namespace, as the test suite does; the result as JSON.
+
+    offered: the code of pieces the reader wrote in an earlier visit, by name (the page keeps them); each
+    runs again, through its checker, the first time this run asks the capstone for its pieces.
+    """
+    for name, code in (offered or {}).items():
+        capstone.offer(name, functools.partial(_run_quietly, code, name))
+    checking.take_verdicts()
+    capstone.take_asked()
+    names = [block_name(k, len(sources)) for k in range(len(sources))]
+    out, err = io.StringIO(), io.StringIO()
+    error = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        error = _run(sources, names)
+    verdicts = checking.take_verdicts()
+    parts = {name: k for k, name in enumerate(names)}
+    result: dict[str, Any] = {
+        "stdout": out.getvalue(),
+        "stderr": err.getvalue(),
+        "ok": error is None,
+        "error": None if error is None else _where(error, parts),
+        "verdicts": [_located(verdict.as_dict(), parts) for verdict in verdicts],
+        "yours": capstone.yours() if capstone.take_asked() else [],
+    }
+    capstone.take_asked()  # yours() above asked too
+    return json.dumps(result)
+
+
+def _run(sources: list[str], names: list[str]) -> BaseException | None:
+    """exec each block in one namespace; the exception that stopped them (its traceback printed), or None."""
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    try:
+        for source, name in zip(sources, names):
+            linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # lines in tracebacks
+            try:
+                exec(compile(source, name, "exec"), namespace)
+            except BaseException as error:  # SystemExit and KeyboardInterrupt too: the page must survive them
+                tb = error.__traceback__.tb_next if error.__traceback__ else None  # hide this function's frame
+                traceback.print_exception(type(error), error, tb)
+                return error
+        return None
+    finally:
+        unlink_graphs(namespace)  # before the namespace lets go of them
+        namespace.clear()  # no cycle through the globals left: everything goes now, without waiting for gc
+
+
+def _where(error: BaseException, parts: dict[str, int]) -> dict[str, Any]:
+    """The error as the page shows it: its type, its message, and the last place in the blocks it went through."""
+    mine = [frame for frame in checking.readers_frames(error) if frame.file in parts]
+    last = mine[-1] if mine else None
+    message = str(error)
+    column = None
+    if isinstance(error, SyntaxError):
+        message, column = error.msg, error.offset
+    elif isinstance(error, NotImplementedError) and not message and last:
+        message = f"{last.function} is not written yet: its body still raises NotImplementedError"
+    return {
+        "type": type(error).__name__,
+        "message": message,
+        "part": parts[last.file] if last else None,
+        "line": last.line if last else None,
+        "column": column,
+    }
+
+
+def _located(verdict: dict[str, Any], parts: dict[str, int]) -> dict[str, Any]:
+    for frame in verdict["frames"]:
+        frame["part"] = parts.get(frame["file"])
+    return verdict
+
+
+def _run_quietly(sources: list[str], name: str) -> None:
+    """Run the code of a piece the reader wrote before; what it prints is not shown."""
+    names = [f"<your {name}, part {k + 1}>" for k in range(len(sources))]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), checking.set_apart():
+        _run(sources, names)
+
+
+def unlink_graphs(namespace: dict[str, Any]) -> None:
+    """Let every Value a finished run can still reach go of its children, from the roots down.
+
+    Freeing a Value frees its children, recursively, and in WebAssembly those nested calls use the
+    browser's own call stack, which CPython's guard cannot see: dropping a chain of a few thousand
+    Values would crash the interpreter. Unlinked first, each Value is freed on its own.
+    """
+    engine = sys.modules.get("microgpt.engine")
+    if engine is None:
+        return
+    value_type = engine.Value
+    skip = (type, types.ModuleType, types.BuiltinFunctionType, int, float, str, bytes)
+    seen: set[int] = set()
+    stack: list[Any] = [namespace]
+    values: list[Any] = []
+    while stack:  # the Values the namespace reaches, through lists, dicts, objects, closures
+        obj = stack.pop()
+        if isinstance(obj, value_type):
+            values.append(obj)
+        elif id(obj) in seen or isinstance(obj, skip):
+            continue  # classes, modules and builtins outlive the run; numbers and strings hold nothing
+        elif isinstance(obj, types.FunctionType) and obj.__globals__ is not namespace:
+            continue  # a function from a module: what it reaches belongs to the module
+        else:
+            seen.add(id(obj))
+            stack.extend(gc.get_referents(obj))
+    while values:  # the stack holds each child before its parent lets go of it
+        value = values.pop()
+        children = value._children
+        if children:
+            value._children = ()
+            values.extend(children)
+
+
+def trace_json(preset: str, leaves_json: str) -> str:
+    """The step-through widget's trace of a preset graph with the reader's leaf values, as JSON."""
+    from microgpt.course.trace import trace_preset
+
+    return json.dumps(trace_preset(preset, json.loads(leaves_json)))

@@ -1,0 +1,145 @@
+"""microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers."""
+
+from microgpt.course.diagnosis import (
+    Grouping,
+    Layout,
+    Part,
+    diagnose,
+    factors,
+    fraction,
+    place,
+    shared_rows,
+    some,
+    spans,
+    swapped,
+    times,
+)
+
+VECTOR = Layout({"d": ("entry",)})
+ROWS = Layout({"m": ("position", "entry")})
+
+
+def said(mine, engine, layout=VECTOR, sizes=None, defaults=None, **kw):
+    name = next(iter(layout.axes))
+    text, located = diagnose(Part(name, mine, engine, layout, sizes or {}, defaults or sizes or {}, **kw))
+    return text, located
+
+
+def test_runs_of_indices_are_said_as_ranges_and_long_lists_as_a_count():
+    assert spans([0, 1, 2, 5, 7, 8]) == "0 to 2, 5 and 7 and 8"
+    assert some("position", [3], 7) == "position 3"
+    assert some("entry", [4, 5, 6], 16) == "entries 4 to 6"
+    assert some("unit", [0, 2, 4, 6, 8, 10], 64) == "6 of the 64 units"
+
+
+def test_a_ratio_is_written_as_a_reader_would():
+    assert [fraction(x) for x in (2.0, 0.5, 4 / 7, 7 / 27, 0.123456)] == ["2", "1/2", "4/7", "7/27", "0.1235"]
+
+
+def test_a_factor_is_named_by_the_size_it_is_and_a_page_size_written_as_a_number_is_asked_about():
+    sizes, page = {"T": 4, "d_h": 6, "√d_h": 6**0.5}, {"T": 7, "d_h": 4, "√d_h": 2.0}
+    assert [f.name for f in factors(4.0, sizes, page)] == ["T"]
+    assert times(0.25, sizes, page) == ("1/4 times the engine's (1/4 is 1/T here)", "")
+    words, aside = times(4 / 7, sizes, page)
+    assert words == "4/7 times the engine's"
+    assert aside == "4/7 is T/7: T is 4 in this case and 7 in the page's step. Is 7 written where T belongs?"
+    assert times(-1.0, sizes, page) == ("the engine's with its sign flipped", "")
+    assert times(2.0, {}, {}) == ("twice the engine's", "")
+
+
+def test_a_place_is_said_with_the_pieces_own_words():
+    layout = Layout(
+        {"dw": ("row", "column")}, note=lambda facts, part, axis, i: f" (head {i // 4})" if axis == 0 else ""
+    )
+    assert place(layout, {}, "dw", (7, 2)) == "row 7 (head 1), column 2"
+
+
+def test_rows_that_are_one_list_object_are_told_before_any_number():
+    row = [0.0, 0.0]
+    assert "all its rows are one and the same list object" in shared_rows("dw", [row, row, row])
+    other = [0.0, 0.0]
+    assert "rows 0 and 2 are one and the same" in shared_rows("dw", [row, other, row])
+    assert shared_rows("dw", [[0.0], [0.0]]) is None
+
+
+def test_two_results_returned_in_each_others_place_are_told_by_shape_or_by_numbers():
+    dw, dx = [[1.0, 2.0, 3.0]], [4.0, 5.0, 6.0]
+    assert swapped(("dw", "dx"), (dx, dw), (dw, dx)).startswith("dw and dx are swapped: your dw has the numbers")
+    mine = ([9.0, 9.0, 9.0], [[9.0, 9.0, 9.0]])
+    assert swapped(("dw", "dx"), mine, (dw, dx)).startswith("dw and dx are swapped: your dw has the shape")
+    a, b = [1.0, 2.0], [3.0, 4.0]
+    assert swapped(("dk", "dv"), (b, a), (a, b)).startswith("dk and dv are swapped: your dk has the numbers")
+    assert swapped(("dk", "dv"), ([9.0, 9.0], b), (a, b)) is None
+
+
+def test_floor_division_shows_as_whole_numbers_each_the_engines_rounded_down():
+    text, located = said([-1.0, 0.0, 0.0], [-0.14, 0.01, 0.13])
+    assert "whole numbers where the engine's are fractions" in text and located
+
+
+def test_a_constant_factor_and_a_constant_offset_are_told():
+    assert said([2.0, 4.0, -6.0], [1.0, 2.0, -3.0])[0].startswith("d: every entry is twice the engine's")
+    assert said([1.5, 2.5, 3.5], [1.0, 2.0, 3.0])[0].startswith("d: every entry is the engine's plus 0.5")
+
+
+def test_a_term_missing_flipped_or_scaled_is_told_by_fitting_the_terms():
+    a, b = [1.0, 0.0, 2.0, 1.0], [0.5, 1.0, -1.0, 3.0]
+    engine = [x + y for x, y in zip(a, b)]
+    split = [{"A": a, "B": b}]
+    text, _ = said([x - y for x, y in zip(a, b)], engine, terms=split)
+    assert "d is the sum of A and B.\n In yours, A is right, but B has its sign flipped" in text
+    text, _ = said(a, engine, terms=split)
+    assert "A is right, but B is missing" in text
+    text, _ = said([x + 7 * y for x, y in zip(a, b)], engine, sizes={"T": 7}, terms=split)
+    assert "B is 7 times the engine's (7 is T here)" in text
+
+
+def test_a_shift_by_one_index_is_told():
+    text, _ = said([0.0, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0])
+    assert "shifted by one entry: your entry k holds the engine's entry k-1" in text
+
+
+def test_an_amount_moved_to_its_neighbour_is_told_with_what_it_is():
+    text, _ = said([0.1, 0.2, -0.4], [0.1, -0.05, -0.15], sizes={"T": 4})
+    assert "the -0.25 (-1/T) that belongs at entry 1 is at entry 2, its neighbour: an index off by one?" in text
+
+
+def test_nonzero_where_the_engine_is_exactly_zero_says_why():
+    mine, engine = [[1.0, 1.0], [2.0, 0.0], [0.5, 0.0]], [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    text, _ = said(mine, engine, ROWS, zero_why="the causal limit")
+    assert text.startswith("m: nonzero at positions 1 and 2, where the engine's is exactly 0:\n the causal limit")
+
+
+def test_right_at_some_groups_and_wrong_at_others_is_told_by_head_before_rows():
+    layout = Layout(
+        {"dw": ("row", "column")}, groupings={"dw": (Grouping(0, "head", "heads", lambda facts, i: i // 2),)}
+    )
+    engine = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]
+    mine = [[1.0, 2.0], [3.0, 4.0], [15.0, 6.5], [7.0, 1.0]]
+    text, located = said(mine, engine, layout)
+    assert text.startswith("dw: wrong only at head 1; right at head 0") and located
+
+
+def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_located():
+    text, located = said([[1.0, 5.0], [2.0, 7.0]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
+    assert text == (
+        "m: the largest difference is at position 1, entry 1: yours is 7, the engine's 3\n"
+        " (off by 4.0e+00, more than 1e-9)"
+    )
+    assert not located
+
+
+def test_an_order_run_backwards_is_told():
+    text, _ = said([3.0, 2.0, 1.0, 0.5], [0.5, 1.0, 2.0, 3.0])
+    assert text.startswith("d: the engine's entries in the opposite order: your entry 0 is its entry 3")
+
+
+def test_yours_minus_the_engines_being_one_of_the_arguments_is_told():
+    x = [0.5, -1.0, 2.0]
+    text, _ = said([1.5, 1.0, 5.0], [1.0, 2.0, 3.0], given={"x": x, "w": [[1.0]]})
+    assert text.startswith("d: yours is the engine's plus x, your function's argument")
+
+
+def test_where_only_some_groups_are_wrong_one_amount_off_there_is_told():
+    text, _ = said([1.0, 1.75, 2.75, 3.75], [1.0, 2.0, 3.0, 4.0], sizes={"T": 4})
+    assert text.startswith("d: wrong at entries 1 to 3, where yours is the engine's minus 0.25 (1/T); right at entry 0")

@@ -1,0 +1,59 @@
+"""Every page reads in short sentences: at most 20 words a sentence on average, at most one over 40.
+
+The measure (tests/prose_density.py, its own tests in tests/test_prose_density.py) reads the built site:
+the running text of each page's article, with code, tables, display math, figures, the unchecked-numbers
+note and the self-checks' answers left out, and an inline code span or formula one word.
+`python -m tests.prose_density site/` prints every page's figures; with a second built site, both side by side.
+"""
+
+from pathlib import Path
+
+import prose_density
+import pytest
+from prose_density import WORD, Density, density, words
+from sitecheck import ROOT, site_page
+
+DOCS = ROOT / "docs"
+PAGES = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.glob("*.md"))
+NOTEBOOKS = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.glob("notebooks/*.ipynb"))
+
+# Issue 44's first pass rewrote every page but these five, which another rewrite had in hand; the
+# second pass brings them under the measure and empties this list. Until then their figures are only
+# printed (python -m tests.prose_density site/), not held to the limits.
+LEFT_TO_THE_SECOND_PASS = {"gpt-output", "gpt-block", "gpt-attention", "gpt-capstone", "gpt-backprop"}
+
+
+def built(site: Path, name: str) -> str:
+    if name in NOTEBOOKS:
+        return (site / name / "index.html").read_text(encoding="utf-8")
+    return site_page(site, DOCS / f"{name}.md")
+
+
+def test_the_pages_left_to_the_second_pass_are_pages():
+    assert LEFT_TO_THE_SECOND_PASS <= set(PAGES)
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES + NOTEBOOKS if p not in LEFT_TO_THE_SECOND_PASS])
+def test_a_page_averages_at_most_20_words_a_sentence_and_has_at_most_one_over_40(built_site, name):
+    measured: Density = density(built(built_site, name))
+    assert measured.sentences >= 10, (
+        f"{name}: the measure read only {measured.sentences} sentences; is it reading the article?"
+    )
+    long = "\n".join(f"  ({words(s)} words) {s.replace(WORD, '`…`')}" for s in measured.long)
+    assert measured.average <= prose_density.AVERAGE, f"{name}: {measured.average:.1f} words a sentence on average"
+    assert len(measured.long) <= prose_density.MAX_LONG, (
+        f"{name}: {len(measured.long)} sentences over 40 words:\n{long}"
+    )
+
+
+def test_the_readme_averages_at_most_20_words_a_sentence_and_has_at_most_one_over_40():
+    measured = prose_density.readme_density((ROOT / "README.md").read_text(encoding="utf-8"))
+    long = "\n".join(f"  ({words(s)} words) {s.replace(WORD, '`…`')}" for s in measured.long)
+    assert measured.average <= prose_density.AVERAGE, f"README.md: {measured.average:.1f} words a sentence on average"
+    assert len(measured.long) <= prose_density.MAX_LONG, (
+        f"README.md: {len(measured.long)} sentences over 40 words:\n{long}"
+    )
+
+
+def test_the_measure_reads_every_page_the_site_builds(built_site):
+    assert set(prose_density.pages(built_site)) == set(PAGES + NOTEBOOKS)
