@@ -183,7 +183,7 @@ def main() -> None:
             speed.current()
             speed._current.cache_clear()
     here = speed.current()
-    factors = {kind: getattr(here.rates, kind) / getattr(speed.REFERENCE, kind) for kind in ("train", "sample")}
+    factors = here.factors
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; CPU time by time.process_time()")
     print(
         f"Python {sys.version.split()[0]}; {here.source} ({here.kept}): train x{factors['train']:.2f}, "

@@ -1468,7 +1468,7 @@ def test_the_speed_is_measured_by_the_first_runs_and_their_median_kept_in_the_us
     first = speed.current()
     assert first.measured == "just now" and first.kept == f"kept in {fresh_cache}"
     entry = json.loads(fresh_cache.read_text())["machines"][speed.machine_key()]
-    assert first.rates == speed.REFERENCE.scaled(entry["train"][0], entry["sample"][0])
+    assert first.factors == {"train": entry["train"][0], "sample": entry["sample"][0]}
     unlucky = iter([{"train": 9.0, "sample": 9.0}] + [{"train": 2.0, "sample": 3.0}] * 3)  # one moment of contention
     monkeypatch.setattr(speed, "measure", lambda: next(unlucky))
     for _ in range(speed.MEASUREMENTS - 1):  # each later run measures once more, until there are MEASUREMENTS
@@ -1478,7 +1478,7 @@ def test_the_speed_is_measured_by_the_first_runs_and_their_median_kept_in_the_us
     speed._current.cache_clear()
     settled = speed.current()
     assert settled.measured == f"{speed.MEASUREMENTS} times since {entry['since']}"
-    assert settled.rates == speed.REFERENCE.scaled(2.0, 3.0)  # the median: the unlucky moment does not count
+    assert settled.factors == {"train": 2.0, "sample": 3.0}  # the median: the unlucky moment does not count
 
 
 @pytest.mark.parametrize(

@@ -311,3 +311,18 @@ def test_a_refusal_names_its_real_cause_and_how_far_each_setting_can_go(config, 
     for field in {"n_layer", "n_embd", "block_size"} - set(remedies):  # a setting not named cannot do it alone
         least = {"n_layer": 1, "n_embd": config.n_head, "block_size": 2}[field]
         assert not within(dataclasses.replace(config, **{field: least})), (field, message)
+
+
+def test_a_small_pass_is_estimated_at_the_probes_own_speed_and_the_bound_at_the_bounds():
+    from microgpt.runtime import speed
+
+    here = speed.Speed({"train": 1.3, "sample": 0.8}, "just now")
+    probe_values = values_per_step(speed.PROBE_CONFIG, speed.PROBE_TOKENS)
+    small, bound = here.rates(probe_values), here.rates(MAX_VALUES_PER_PASS)
+    assert bound == speed.REFERENCE.scaled(1.3, 0.8)  # at the bound: REFERENCE, scaled by the factors
+    # at the probe's size: what the probe measured, per Value (its time over REFERENCE_PROBE, times that)
+    probe = limits.step_cost(speed.PROBE_CONFIG, speed.PROBE_TOKENS, here)
+    assert probe.seconds / probe.values == pytest.approx(1.3 * speed.REFERENCE_PROBE["train"])
+    sizes = [probe_values, 10**5, 10**6, 4 * 10**6, MAX_VALUES_PER_PASS]
+    trains = [here.rates(n).train for n in sizes]
+    assert trains == sorted(trains, reverse=(small.train > bound.train))  # from one to the other, in order

@@ -82,7 +82,7 @@ def epilog() -> str:
     here = speed.current()
     width = max(map(len, EXAMPLES))
     examples = [f"  {command:<{width}}  # {example_cost(command, docs, here)}" for command in EXAMPLES]
-    rates = here.rates
+    rates = here.rates(limits.values_per_pass(default, 7))  # a step on a 6-letter name, as said below
     stops = ", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)
     paragraphs = [
         f"With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and prints "
@@ -137,7 +137,8 @@ def example_cost(command: str, docs: list[str], at: speed.Speed) -> str:
 def bound_step(at: speed.Speed) -> str:
     """What a training step of MAX_VALUES_PER_PASS Values takes here: '2.05 GB and 11 s to 17 s'."""
     values = MAX_VALUES_PER_PASS
-    fastest, slowest = (values * rate for rate in (at.rates.train, at.rates.train_attention))
+    rates = at.rates(values)
+    fastest, slowest = (values * rate for rate in (rates.train, rates.train_attention))
     return f"{size(values * limits.BYTES_PER_VALUE)} and {duration(fastest)} to {duration(slowest)}"
 
 

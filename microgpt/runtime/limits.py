@@ -146,16 +146,16 @@ def sample_bytes(config: GPTConfig, positions: int) -> int:
 
 def step_cost(config: GPTConfig, positions: int, at: speed.Speed | None = None) -> Cost:
     """A training step over a document of `positions` tokens plus the one each position predicts."""
-    rates = (at or speed.current()).rates
     values, attention = values_per_step(config, positions), attention_values(config, positions)
+    rates = (at or speed.current()).rates(values)
     seconds = (values - attention) * rates.train + attention * rates.train_attention
     return Cost(values, step_bytes(config, positions), seconds)
 
 
 def sample_cost(config: GPTConfig, positions: int, at: speed.Speed | None = None) -> Cost:
     """A sample that runs for `positions` tokens (block_size at the longest)."""
-    rates = (at or speed.current()).rates
     values, attention = values_per_step(config, positions, sampling=True), attention_values(config, positions)
+    rates = (at or speed.current()).rates(values)
     seconds = (values - attention) * rates.sample + attention * rates.sample_attention
     return Cost(values, sample_bytes(config, positions), seconds)
 
@@ -177,17 +177,16 @@ class RunCost:
 
 def training_run(config: GPTConfig, docs: list[str], steps: int, at: speed.Speed | None = None) -> RunCost:
     """`steps` training steps, one document each, cycling through docs in order (as train() does)."""
-    rates = (at or speed.current()).rates
+    here = at or speed.current()
 
-    def tally(lengths: Iterable[int]) -> tuple[int, int, float]:
+    def tally(lengths: Iterable[int]) -> tuple[int, float]:
         counts = Counter(length + 1 for length in lengths)  # a document and its BOS: its step's positions
         values = sum(n * values_per_step(config, p) for p, n in counts.items())
-        attention = sum(n * attention_values(config, p) for p, n in counts.items())
-        return values, attention, (values - attention) * rates.train + attention * rates.train_attention
+        return values, sum(n * step_cost(config, p, here).seconds for p, n in counts.items())
 
     full, rest = divmod(steps, len(docs))
-    cycle_values, cycle_attention, cycle_seconds = tally(map(len, docs))
-    head_values, _, head_seconds = tally(map(len, docs[:rest]))
+    cycle_values, cycle_seconds = tally(map(len, docs))
+    head_values, head_seconds = tally(map(len, docs[:rest]))
     # the mean step, without a float of the whole run's time: --steps may be a number of hundreds of digits
     seconds_each = cycle_seconds / len(docs) * (full * len(docs) / steps) + head_seconds * (1 / steps)
     longest = max(map(len, docs[:steps])) + 1

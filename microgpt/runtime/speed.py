@@ -10,6 +10,13 @@ so that a busy machine's neighbours do not count). Each kind of work gets its ow
 machine's time over the reference machine's for the same work (REFERENCE_PROBE), and every rate is
 scaled by it.
 
+A Value of a small graph, which the processor's caches hold, and one of a graph of gigabytes do not
+keep the same proportion from machine to machine, or from one moment to the next on a shared one
+(measured here: a step of the shipped names cost from 1.0 to 1.3 times what the bound's rates
+said). So the probe, which is small, speaks for small passes directly (Speed.rates), and for the
+bound through REFERENCE_PROBE; a pass between the two gets a factor between the two, by the
+logarithm of its size.
+
 A machine's speed is not one number: on a shared machine the CPU time of the same work varies by
 a third with what the neighbours do (they share the caches, and a core's other half). So the first
 MEASUREMENTS runs on a machine each measure it once, and every run uses the median of the
@@ -82,10 +89,11 @@ MEASUREMENTS = 5  # the runs that measure the speed, one each: their median stan
 
 @dataclasses.dataclass(frozen=True)
 class Speed:
-    """Rates, and where they come from: said beside every estimate made with them."""
+    """This machine's factors (its probe's time over REFERENCE_PROBE), and where they come from: said beside
+    every estimate made with them."""
 
-    rates: Rates
-    measured: str  # when: "2026-11-28", "3 times since 2026-11-28", "just now", or "on the reference machine"
+    factors: dict[str, float]  # {"train": ..., "sample": ...}
+    measured: str  # when: "3 times since 2026-11-28", "just now", or "on the reference machine"
     kept: str = ""  # where the measurements are kept, or why they are not
 
     @property
@@ -94,9 +102,44 @@ class Speed:
             return "at the reference machine's speed"
         return f"at this machine's speed, measured {self.measured}"
 
+    def rates(self, values: int) -> Rates:
+        """The rates of a pass that builds `values` Values, on this machine (see the module's docstring)."""
+        train, sample = (self.factors[kind] * _small_over_bound(kind) ** _smallness(kind, values) for kind in KINDS)
+        return REFERENCE.scaled(train, sample)
 
+
+KINDS = ("train", "sample")
 AT_REFERENCE = "on the reference machine"
-REFERENCE_SPEED = Speed(REFERENCE, AT_REFERENCE, "written in microgpt/runtime/speed.py")
+REFERENCE_SPEED = Speed(dict.fromkeys(KINDS, 1.0), AT_REFERENCE, "written in microgpt/runtime/speed.py")
+
+
+@cache
+def _probe_pass(kind: str) -> tuple[int, float]:
+    """The Values of the probe's pass of `kind`, and what REFERENCE says each costs (seconds per Value)."""
+    from microgpt.runtime.limits import attention_values, values_per_step  # limits reads this module
+
+    sampling = kind == "sample"
+    values = values_per_step(PROBE_CONFIG, PROBE_TOKENS, sampling=sampling)
+    attention = attention_values(PROBE_CONFIG, PROBE_TOKENS)
+    plain, in_attention = (
+        (REFERENCE.sample, REFERENCE.sample_attention) if sampling else (REFERENCE.train, REFERENCE.train_attention)
+    )
+    return values, ((values - attention) * plain + attention * in_attention) / values
+
+
+def _small_over_bound(kind: str) -> float:
+    """How much more a Value of a small pass costs than REFERENCE says, when REFERENCE holds at the bound."""
+    return REFERENCE_PROBE[kind] / _probe_pass(kind)[1]
+
+
+def _smallness(kind: str, values: int) -> float:
+    """1 for a pass the probe's size or smaller, 0 at the bound, and between by the logarithm of the size."""
+    from microgpt.runtime.limits import MAX_VALUES_PER_PASS as bound  # limits reads this module
+
+    small = _probe_pass(kind)[0]
+    if values <= small:
+        return 1.0
+    return max(0.0, math.log(bound / values) / math.log(bound / small))
 
 
 def current() -> Speed:
@@ -115,12 +158,12 @@ def _current() -> Speed:
         factors = measure()
         entry = {**entry, **{kind: [*entry[kind], factors[kind]] for kind in factors}}
         why_not = _write(path, entries, key, entry)
-    train, sample = (statistics.median(entry[kind]) for kind in ("train", "sample"))
+    factors = {kind: statistics.median(entry[kind]) for kind in KINDS}
     count = len(entry["train"])
     if why_not is not None:
-        return Speed(REFERENCE.scaled(train, sample), "just now", f"not kept: {why_not}")
+        return Speed(factors, "just now", f"not kept: {why_not}")
     measured = "just now" if count == 1 else f"{count} times since {entry['since']}"  # one: by this run
-    return Speed(REFERENCE.scaled(train, sample), measured, f"kept in {path}")
+    return Speed(factors, measured, f"kept in {path}")
 
 
 def machine_key() -> str:
