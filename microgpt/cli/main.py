@@ -116,6 +116,7 @@ def epilog() -> str:
         textwrap.fill(paragraph, HELP_WIDTH, break_on_hyphens=False, break_long_words=False) for paragraph in paragraphs
     ]
     heading = f"examples, with the CPU time ({here.source}) and the memory each takes:"
+    heading = textwrap.fill(heading, HELP_WIDTH, break_on_hyphens=False)
     return "\n\n".join([heading + "\n" + "\n".join(examples), *text])
 
 
