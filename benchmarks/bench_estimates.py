@@ -8,10 +8,11 @@ examples) is a count of Values at this machine's speed, which microgpt measures 
    and two runs are measured, each in a fresh Python: a training step over a document that fills the
    block (as train() runs it, the cyclic garbage collector paused), and a sample that runs all
    block_size tokens (BOS never drawn, through the command line's own one_sample).
-2. Whole runs of the command line, as a user starts them: `train` on the shipped names, and `sample`
+2. Whole runs of the command line, each in a fresh Python: `train` on the shipped names, and `sample`
    from the checkpoint it wrote, run to block_size tokens every time (the estimate of a sample is of
-   the longest it can be: a real one stops at BOS, sooner). CPU time is the child's, less that of
-   `python -m microgpt --version` (Python's start-up and microgpt's imports, which no estimate counts).
+   the longest it can be: a real one stops at BOS, sooner). Measured from just before main(), so that
+   Python's start-up and microgpt's imports, which no estimate counts, are left out; the estimate is
+   the one the run prints, shown beside it.
 
 CPU time is time.process_time() (or the child's user + system time): these machines are shared, and
 wall time would measure the neighbours. Peak memory is the process's peak resident size (ru_maxrss)
@@ -27,7 +28,9 @@ Usage: .venv/bin/python benchmarks/bench_estimates.py [--fresh]   (about six min
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import io
 import json
 import os
 import random
@@ -107,67 +110,65 @@ def measure(kind: str, shape: tuple[int, int, int, int]) -> dict[str, float]:
     return {"seconds": seconds, "bytes": peak - before}
 
 
-def child(args: list[str], env: dict[str, str], to_the_end: bool = False) -> tuple[float, int, str]:
-    """Run `python -m microgpt args` (every sample to block_size, with to_the_end): its CPU time (user +
-    system), its peak resident size, and its stderr."""
-    with tempfile.NamedTemporaryFile() as peak:
-        code = COMMAND_LINE.replace("NEVER_BOS", str(to_the_end))
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        result = subprocess.run(
-            [sys.executable, "-c", code, *args], capture_output=True, text=True, env={**env, "PEAK_FILE": peak.name}
-        )
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        assert result.returncode == 0, result.stderr
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        with open(peak.name) as f:
-            return cpu, int(f.read()), result.stderr
+def whole(args: list[str]) -> dict[str, float]:
+    """A whole run of the command line, main(args), in this process (a fresh one): CPU seconds and peak bytes,
+    counted from just before main(), so that Python's start-up and microgpt's imports, which no estimate
+    counts, are left out. With "--to-the-end" first, every sample runs to block_size (BOS never drawn)."""
+    if args[0] == "--to-the-end":
+        random.Random.choices = FirstToken.choices  # type: ignore[method-assign]
+        args = args[1:]
+    from microgpt.cli import main as cli
 
-
-# The command line as `python -m microgpt` runs it, writing its own peak resident size as it exits
-COMMAND_LINE = """
-import atexit, os, random, resource, sys
-def peak():
-    with open(os.environ["PEAK_FILE"], "w") as f:
-        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))  # kB on Linux
-atexit.register(peak)
-if NEVER_BOS:
-    random.Random.choices = lambda self, population, weights=None, **kwargs: [population[0]]
-from microgpt.__main__ import main
-sys.argv[0] = "microgpt"
-main()
-"""
+    speed.current()  # read from the cache, as the run itself will
+    gc.collect()
+    before = resident_bytes()
+    start = time.process_time()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        status = cli.main(args)
+    seconds = time.process_time() - start
+    assert status == 0, err.getvalue()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+    return {"seconds": seconds, "bytes": peak - before, "said": err.getvalue().splitlines()[0]}
 
 
 def whole_runs(env: dict[str, str], here: speed.Speed) -> list[tuple[str, float, float, float, float]]:
-    """(run, estimated CPU s, measured CPU s, estimated MB, measured MB) for a training run and sampling."""
+    """(run, estimated CPU s, measured CPU s, estimated bytes, measured bytes) for a training run and sampling."""
     docs = load_docs(default_data_path())
     config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)
+    train = limits.training_run(config, docs, RUN_STEPS, here)
+    sampling = limits.sampling_run(config, RUN_SAMPLES, here)
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = os.path.join(tmp, "m.json")
-        base_cpu, base_rss, _ = child(["--version"], env)
-        cpu, rss, err = child(["train", "--steps", str(RUN_STEPS), "--out", ckpt], env)
-        train = limits.training_run(config, docs, RUN_STEPS, here)
-        said = re.search(r"about (.+?) of CPU time", err)
-        rows = [
+        rows = []
+        for label, args, cost in [
+            (f"train --steps {RUN_STEPS}", ["train", "--steps", str(RUN_STEPS), "--out", ckpt], train),
             (
-                f"train --steps {RUN_STEPS} ({said[1] if said else '?'})",
-                RUN_STEPS * train.seconds_each,
-                cpu - base_cpu,
-                train.bytes,
-                rss - base_rss,
+                f"sample -n {RUN_SAMPLES}, to block_size",
+                ["--to-the-end", "sample", "--ckpt", ckpt, "-n", str(RUN_SAMPLES)],
+                sampling,
+            ),
+        ]:
+            out = subprocess.run(
+                [sys.executable, __file__, "--whole", *args], capture_output=True, text=True, check=True, env=env
+            ).stdout
+            measured = json.loads(out)
+            said = re.search(r": (about|at most) (.+?) of CPU time", measured["said"])
+            rows.append(
+                (
+                    f"{label} ({said[2] if said else '?'})",
+                    cost.count * cost.seconds_each,
+                    measured["seconds"],
+                    cost.bytes,
+                    measured["bytes"],
+                )
             )
-        ]
-        cpu, rss, err = child(["sample", "--ckpt", ckpt, "-n", str(RUN_SAMPLES)], env, to_the_end=True)
-        sampling = limits.sampling_run(config, RUN_SAMPLES, here)
-        said = re.search(r"at most (.+?) of CPU time", err)
-        label = f"sample -n {RUN_SAMPLES}, each to block_size ({said[1] if said else '?'})"
-        rows.append(
-            (label, RUN_SAMPLES * sampling.seconds_each, cpu - base_cpu, sampling.bytes, max(0, rss - base_rss))
-        )
     return rows
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--whole":
+        print(json.dumps(whole(sys.argv[2:])))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         print(json.dumps(measure(sys.argv[2], tuple(map(int, sys.argv[3:])))))  # type: ignore[arg-type]
         return
