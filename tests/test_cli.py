@@ -1464,6 +1464,12 @@ def fresh_cache(tmp_path, monkeypatch):
     speed._current.cache_clear()
 
 
+@pytest.fixture
+def quick_measure(monkeypatch):
+    """measure() at once, as a machine twice as slow as the reference would measure (the real one: above)."""
+    monkeypatch.setattr(speed, "measure", lambda: {"train": 2.0, "sample": 2.0})
+
+
 def test_the_speed_is_measured_by_the_first_runs_and_their_median_kept_in_the_users_cache(fresh_cache, monkeypatch):
     first = speed.current()
     assert first.measured == "just now" and first.kept == f"kept in {fresh_cache}"
@@ -1491,21 +1497,21 @@ def test_the_speed_is_measured_by_the_first_runs_and_their_median_kept_in_the_us
     ],
     ids=["empty", "corrupt", "foreign", "nonsense-factor"],
 )
-def test_a_speed_file_that_is_not_ours_or_not_sane_is_measured_again_and_replaced(fresh_cache, content):
+def test_a_speed_file_that_is_not_ours_or_not_sane_is_measured_again_and_replaced(fresh_cache, quick_measure, content):
     fresh_cache.parent.mkdir(parents=True)
     fresh_cache.write_text(content.replace("KEY", speed.machine_key()))
     assert speed.current().measured == "just now"
     assert speed.machine_key() in json.loads(fresh_cache.read_text())["machines"]
 
 
-def test_a_speed_that_cannot_be_kept_is_measured_for_the_run_and_says_so(fresh_cache):
+def test_a_speed_that_cannot_be_kept_is_measured_for_the_run_and_says_so(fresh_cache, quick_measure):
     fresh_cache.parent.parent.mkdir(parents=True)
     fresh_cache.parent.write_text("a file where the cache directory would be")
     here = speed.current()
     assert here.measured == "just now" and here.kept.startswith("not kept: ")
 
 
-def test_each_machine_and_python_keeps_its_own_speed(fresh_cache, monkeypatch):
+def test_each_machine_and_python_keeps_its_own_speed(fresh_cache, quick_measure, monkeypatch):
     speed.current()
     speed._current.cache_clear()
     monkeypatch.setattr(speed, "machine_key", lambda: "another machine")
