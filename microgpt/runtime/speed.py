@@ -18,9 +18,11 @@ bound through REFERENCE_PROBE; a pass between the two gets a factor between the 
 logarithm of its size.
 
 A machine's speed is not one number: on a shared machine the CPU time of the same work varies by
-a third with what the neighbours do (they share the caches, and a core's other half). So the first
-MEASUREMENTS runs on a machine each measure it once, and every run uses the median of the
-measurements kept so far, which no one unlucky moment moves far. They are kept in `speed.json` in
+a third with what the neighbours do (they share the caches, and a core's other half), and a small
+probe, whose work the caches hold, suffers more from them than a long run does (measured here: a
+probe 1.4 times slower under a load of 12, a run at the bound 1.15 times). So the first MEASUREMENTS
+runs on a machine each measure it once, and every run uses the fastest measurement kept so far:
+other work can only slow a measurement down. They are kept in `speed.json` in
 the user's cache directory (cache_dir()), one entry per machine, Python and microgpt version.
 Deleting the file measures again. Where the file cannot be read or written (a read-only home, a
 full disk), the measurement is made for the run and the estimate says it was not kept.
@@ -32,7 +34,6 @@ import math
 import os
 import platform
 import random
-import statistics
 import sys
 import time
 from datetime import date
@@ -83,7 +84,7 @@ FILE_NAME = "speed.json"
 FORMAT = "microgpt-speed"
 MAX_FILE_BYTES = 1 << 16
 MAX_ENTRIES = 20  # machines, Pythons and versions kept in one file (a home directory shared by many machines)
-MEASUREMENTS = 5  # the runs that measure the speed, one each: their median stands from then on
+MEASUREMENTS = 5  # the runs that measure the speed, one each: the fastest stands from then on
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,7 +158,7 @@ def _current() -> Speed:
         factors = measure()
         entry = {**entry, **{kind: [*entry[kind], factors[kind]] for kind in factors}}
         why_not = _write(path, entries, key, entry)
-    factors = {kind: statistics.median(entry[kind]) for kind in KINDS}
+    factors = {kind: min(entry[kind]) for kind in KINDS}
     count = len(entry["train"])
     if why_not is not None:
         return Speed(factors, "just now", f"not kept: {why_not}")
@@ -197,9 +198,7 @@ def measure() -> dict[str, float]:
 def probe(repeats: int = PROBE_REPEATS) -> dict[str, float]:
     """CPU seconds per Value of a training step and of a sample of PROBE_CONFIG, the fastest of `repeats` runs each.
 
-    The fastest, not the median: the runs are a tenth of a second apart, and what slows one of them is a
-    burst of other work on the machine, not this machine's speed; the runs on later days, whose median
-    is kept, say how busy the machine usually is."""
+    The fastest, not the median: what slows one of them is other work on the machine, not its speed."""
     from microgpt.runtime.limits import values_per_step  # limits reads this module's rates
 
     tokenizer = Tokenizer("abcdefghijklmnopqrstuvwxyz"[: PROBE_CONFIG.vocab_size - 1])
