@@ -1297,11 +1297,21 @@ def test_help_gives_examples_with_what_each_costs_here_the_bounds_and_what_makes
     assert max(map(len, out.splitlines())) <= 100
 
 
-def test_help_and_a_bad_argument_measure_nothing(monkeypatch, capsys):
-    """The speed is measured when a figure needs it: never for a usage error."""
-    monkeypatch.setattr(speed, "current", lambda: pytest.fail("measured the speed for a usage error"))
+def test_a_refusal_that_states_no_time_measures_nothing(tmp_path, monkeypatch, capsys):
+    """The speed is measured when a figure needs it (the first runs take half a second for it): never for a
+    usage error, a path, or a memory or disk room refused, so that each of these is refused at once."""
+    monkeypatch.setattr(speed, "current", lambda: pytest.fail("measured the speed for a refusal that needs no time"))
+    (tmp_path / "notes.txt").write_text("not a checkpoint")
     assert cli.main(["train", "--steps", "many"]) == 2
     assert cli.main(["train", "--help"]) == 0
+    assert cli.main(["train", "--out", str(tmp_path / "notes.txt" / ".")]) == 2
+    with monkeypatch.context() as patched:
+        patched.setattr(machine, "disk_room", lambda directory: room(1000))
+        assert cli.main(["train", "--out", str(tmp_path / "m.json")]) == 2
+        patched.setattr(machine, "memory_room", lambda: room(1000))
+        assert cli.main(["train", "--out", str(tmp_path / "m.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("microgpt: error: ") == 4 and "leaves this process 1 kB" in err and "leaves it 1 kB" in err
 
 
 def test_each_examples_figures_are_what_its_run_says_before_its_first_step(tmp_path, monkeypatch, capsys):

@@ -353,12 +353,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = GPTConfig(tokenizer.vocab_size, **{field.name: getattr(args, field.name) for field in shape_fields()})
     check_config(config, name=flag_of)  # the bounds: before anything the model's size is built
     check_fits(docs, config.block_size)
-    cost = limits.training_run(config, docs, args.steps)
-    if args.steps > MAX_STEPS:
-        raise InputError(
-            f"--steps {number(args.steps, ',')} would take {cost.time} of CPU time on this machine "
-            f"({duration(cost.seconds_each)} a step); --steps can be at most {MAX_STEPS:,}"
-        )
     longest = max(map(len, docs)) + 1
     check_memory(config, longest, f"a training step over {longest:,} tokens", training=True, name=flag_of)
     try:
@@ -367,6 +361,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     except InputError as e:
         raise InputError(f"--out: {e}") from None
+    cost = limits.training_run(config, docs, args.steps)  # the first time that needs this machine's speed
+    if args.steps > MAX_STEPS:
+        raise InputError(
+            f"--steps {number(args.steps, ',')} would take {cost.time} of CPU time on this machine "
+            f"({duration(cost.seconds_each)} a step); --steps can be at most {MAX_STEPS:,}"
+        )
     n = limits.parameter_count(config)
     what = f"{counted(args.steps, 'step')} of a {n:,}-parameter model on {counted(len(docs), 'document')}"
     say_estimate(what, cost.time, cost.bytes)
