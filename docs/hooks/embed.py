@@ -10,13 +10,16 @@ the built page shows exactly the blocks that were read. Then, in the in-memory M
 - an embed (--8<-- "microgpt/file.py:NAME", a definition found by name) becomes the same snippet by
   line numbers (--8<-- "microgpt/file.py:A:B"), with the title "file — lines A–B", a gutter starting
   at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
-- each marker is followed by a visible label, so the reader sees what the tests do;
+- each marker is followed by a visible label, so the reader sees what the tests do; a block that needs
+  a package the in-browser Python lacks (mdblocks.NEEDS) also gets a sentence saying why it has no Run
+  button and how to run it (the one place those words and the packages' names are written);
 - the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
 """
 
 from __future__ import annotations
 
 import html
+import posixpath
 from pathlib import Path
 
 import mdblocks
@@ -48,15 +51,29 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             lines[fence.line] = fence.indent + fence.embed.snippet
         for marker in fence.markers:
             kind, text = LABELS.get(marker.kind, (None, ""))
+            note = ""
             if marker.kind == "needs":
                 kind = "torch" if marker.arg == "torch" else "needs"
-                text = f"Needs {mdblocks.NEEDS.get(marker.arg, marker.arg)} (runs in CI)"
+                text, note = needs_label(marker.arg, page.file.src_uri)
+                note = f"\n\n{fence.indent}{note}\n{fence.indent}{{: .mg-needs }}"
             if text:
                 label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
-                lines[marker.line - 1] += f"\n\n{fence.indent}{label}\n{fence.indent}{{: .mg-marks }}\n"
+                lines[marker.line - 1] += f"{note}\n\n{fence.indent}{label}\n{fence.indent}{{: .mg-marks }}\n"
     start = len(lines) - markdown.count("\n") - 1  # mkdocs gave us the page without its front matter
     return "\n".join(lines[start:]) + unchecked_numbers_note(page.meta.get("unchecked_numbers"))
+
+
+def needs_label(module: str, page: str) -> tuple[str, str]:
+    """The label over a block that needs a package the browser's Python lacks, and the sentence before it."""
+    name = mdblocks.NEEDS[module]
+    home = posixpath.relpath("index.md", posixpath.dirname(page) or ".")
+    note = (
+        f"The Python that runs in this page has only microgpt and Python's standard library, so the block below"
+        f" has no Run button: it needs {name}. Copy it into Python on your computer, with {name} and"
+        f" [microgpt]({home}#install) installed; the site's tests run it with {name} on every change."
+    )
+    return f"Needs {name}: run it on your computer", note
 
 
 def attributes(fence: mdblocks.Fence) -> str:

@@ -42,13 +42,14 @@ def _attr_json(obj) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;")
 
 
-# what each legend key of microgpt.course.diagrams means, under the diagram
+# what each legend key of microgpt.course.diagrams means, under the diagram; a key may carry a sample
+# after a space ("local 2": a number from that graph's own arrows), shown where LEGEND writes {sample}
 KEY = '<span class="ag-key ag-key--{}" aria-hidden="true">{}</span> '
 LEGEND = {
     "const": KEY.format("const", "") + "dashed box: a constant, a leaf the op made for a plain number",
     "forward": KEY.format("arrow", "→") + "data flows from the children to the node they make",
     "backward": KEY.format("arrow", "←") + "grad flows from a node back to its children",
-    "local": KEY.format("label", "-3") + "number on an arrow: the local derivative ∂node/∂child",
+    "local": KEY.format("label", "{sample}") + "number on an arrow: the local derivative ∂node/∂child",
     "vector-bar": KEY.format("vector", "") + "a vector the forward pass made: its .grad at every position",
     "matrix-bar": KEY.format("matrix", "") + "a weight matrix: its .grad",
     "log-bar": KEY.format("label", "×10") + "bars on a log scale: each grid line is ten times the one to its left",
@@ -167,13 +168,19 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         if name not in DIAGRAMS:
             raise PluginError(f"autograd-diagram: unknown diagram {name!r}; choose from {', '.join(DIAGRAMS)}")
         svg, legend = DIAGRAMS[name]()
-        items = "".join(f"<li>{LEGEND[k]}</li>" for k in legend)
+        items = "".join(f"<li>{legend_item(k)}</li>" for k in legend)
         caption = (
             f'<figcaption><ul class="autograd-legend" aria-label="Legend">{items}</ul></figcaption>' if items else ""
         )
         scroll = f'<div class="autograd-scroll">{svg}</div>'
         return f'<figure class="autograd-diagram" data-diagram="{name}">{scroll}{caption}</figure>'
     raise PluginError(f"unknown marker autograd-{kind}; use widget, playground or diagram")
+
+
+def legend_item(key: str) -> str:
+    """A legend key's line: LEGEND's words, with the key's sample (after a space) where they say {sample}."""
+    name, _, sample = key.partition(" ")
+    return LEGEND[name].replace("{sample}", html.escape(sample))
 
 
 def on_config(config):

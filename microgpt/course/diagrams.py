@@ -151,7 +151,8 @@ def diagram_graph(name: str) -> tuple[str, list[str]]:
     body, title, legend = [ARROWS], [f"The graph of {t['title']}"], []
     for p, (heading, shown) in enumerate(panels):
         heading, dy, back = heading.format(**t), 24 + p * (t["height"] + 24), "grad" in shown
-        legend += ["backward", "local"] if back else ["forward"]
+        # the key for the arrows' numbers shows one of this graph's own, its first arrow's
+        legend += ["backward", f"local {fmt(t['edges'][0]['local_grad'])}"] if back else ["forward"]
         body += [_text(PAD, dy - 7, heading, "ag-heading", "start"), f'<g transform="translate(0,{dy})">']
         for e in t["edges"]:
             body.append(f'<path d="{e["path"]}" {BACK_EDGE if back else FORWARD_EDGE}/>')

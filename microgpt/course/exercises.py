@@ -1,4 +1,4 @@
-"""For the site's exercises: one training step of gpt() with every Value kept, position by position."""
+"""For the site's exercises: one training step of gpt() with the vectors of each position kept."""
 
 import functools
 from collections.abc import Sequence
@@ -11,7 +11,10 @@ from microgpt.model import GPTConfig, Model, Vector, attention, linear, rmsnorm,
 
 @dataclass
 class Position:
-    """The Values gpt() makes at one position, in the order it makes them (one transformer block)."""
+    """The vectors gpt() makes at one position, in the order it makes them (one transformer block).
+
+    Attention's own queries, scores and weights are made inside attention() and not kept here.
+    """
 
     token: int
     target: int  # the true next token
@@ -43,7 +46,7 @@ class Step:
 
 
 def record(model: Model, tokens: list[int]) -> Step:
-    """The loss of one document, computed as gpt() and the training loop compute it, keeping every Value."""
+    """The loss of one document, computed as gpt() and the training loop compute it, keeping each position's vectors."""
     if model.config.n_layer != 1:
         raise ValueError(f"record() follows a one-block model, not n_layer={model.config.n_layer}")
     sd = model.state_dict

@@ -1,107 +1,128 @@
-// Run buttons for the code blocks the build marked (data-mg-run, data-mg-cont, data-mg-needs,
-// data-mg-expected): run in the reader's browser, edit, reset, and compare with the checked output.
-import { keptPieces, rememberPieces } from "./pieces.js";
+// Run buttons for the code blocks the build marked (docs/hooks/embed.py: data-mg-run, data-mg-cont,
+// data-mg-needs, and data-mg-expected on a checked output): run in the reader's browser, edit, reset.
+// A block's state lives in this module (a WeakMap from its box), not on the element; the box carries
+// data-mg-state (idle, loading, running, done, error; needs for a block that cannot run here) and
+// data-mg-edited for styles and tests.
+import { h } from "../dom.js";
 import { copyButton } from "./copy.js";
-import { getPython, resetPython } from "./python.js";
-import { SITE_ROOT } from "./root.js";
+import { closeEditor, openEditor, restoreDraft } from "./editing.js";
+import { keptPieces, rememberPieces } from "./pieces.js";
+import { expectStops, getPython, pythonReady, pythonStartedBefore, stopPython } from "./python.js";
+import { setStatus, showResult, showStale, showStopped } from "./result.js";
+import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
 
-const NEEDS = { torch: "PyTorch", numpy: "NumPy" };
-let queue = Promise.resolve(); // one interpreter, so one run at a time, in click order
+/**
+ * @typedef {object} UI
+ * @property {HTMLButtonElement} run
+ * @property {HTMLButtonElement} stop
+ * @property {HTMLButtonElement} edit
+ * @property {HTMLButtonElement} reset
+ * @property {HTMLElement} message    the status line's words
+ * @property {HTMLProgressElement} progress
+ * @property {HTMLElement} spoken     the verdict, again, inside the status region (screen readers only)
+ * @property {HTMLElement} verdict
+ * @property {HTMLElement} verdictIcon
+ * @property {HTMLElement} verdictText
+ * @property {HTMLOutputElement} output
+ * @property {HTMLElement} stdout
+ * @property {HTMLElement} stderr
+ *
+ * @typedef {object} Block
+ * @property {HTMLElement} el        its box (div.mg-run), with the page's highlighted code in it
+ * @property {string} n              its data-mg-run
+ * @property {string} page           the path of its page
+ * @property {string} original       the page's code (without the newline that ends it)
+ * @property {Block[]} chain         the blocks a Run here runs: its chain, from the first block to this one
+ * @property {UI} ui
+ * @property {import("../editor/index.js").Editor | null} editor   once the reader has pressed Edit
+ * @property {boolean} editing       the editor is shown (and what it holds is what runs)
+ */
 
-/** An element: props are properties, except "aria-*" and "role", which are attributes. */
-function h(tag, props = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key.startsWith("aria-") || key === "role") el.setAttribute(key, value);
-    else el[key] = value;
-  }
-  el.append(...children);
-  return el;
+/** @type {WeakMap<Element, Block>} */
+const mounted = new WeakMap();
+
+export const highlightOf = (/** @type {Element} */ el) => /** @type {HTMLElement} */ (el.querySelector(".highlight"));
+const codeOf = (/** @type {Element} */ el) =>
+  /** @type {HTMLElement} */ (el.querySelector("td.code code") ?? el.querySelector("code"));
+
+/** The code a block shows now: the reader's edit while the editor is shown, else the page's code.
+ * @param {Block} block */
+const textOf = (block) => (block.editing && block.editor ? block.editor.text() : block.original);
+
+/** What a block runs: its code as a file holds it, ending with a newline (Python's inspect reads a function's
+ * source from these lines; microgpt.course.capstone tells the page's solution by it).
+ * @param {Block} block */
+const sourceOf = (block) => `${textOf(block)}\n`;
+
+/** @param {Block} block */
+const isEdited = (block) => textOf(block) !== block.original;
+
+/** The text of a heading or title without its permalink. @param {Element} el */
+function titleOf(el) {
+  const copy = /** @type {Element} */ (el.cloneNode(true));
+  copy.querySelectorAll(".headerlink").forEach((a) => a.remove());
+  return (copy.textContent ?? "").trim();
 }
 
-const highlightOf = (el) => el.querySelector(".highlight");
-const codeOf = (el) => el.querySelector("td.code code") ?? el.querySelector("code");
-const trimNewlines = (s) => s.replace(/^\n+|\n+$/g, "");
-
-/** The source a block runs now: the reader's edit if there is one, else the page's code. */
-function sourceOf(el) {
-  return el.mgRun.editor && !el.mgRun.editor.hidden ? el.mgRun.editor.value : el.mgRun.original;
+/** Where the block is, in the reader's words: the admonition it is in, else the section.
+ * @param {Block} block  @returns {import("./runs.js").Place} */
+function placeOf(block) {
+  const box = block.el.closest(".admonition, details");
+  const title = box?.querySelector(":scope > .admonition-title, :scope > summary");
+  const headings = [...document.querySelectorAll("article h2[id], article h3[id]")].filter(
+    (heading) => heading.compareDocumentPosition(block.el) & Node.DOCUMENT_POSITION_FOLLOWING,
+  );
+  const heading = headings.at(-1);
+  const h1 = document.querySelector("article h1");
+  const url = new URL(location.href);
+  url.hash = heading ? heading.id : "";
+  const where = title
+    ? `the example in “${titleOf(title)}”`
+    : heading
+      ? `the example under “${titleOf(heading)}”`
+      : "the example at the top of the page";
+  return { page: h1 ? titleOf(h1) : document.title, url: url.href, where, box: block.el };
 }
 
-/** The blocks to run for el: its chain from the head (each data-mg-cont continues the previous block). */
-function chainOf(el, blocks) {
-  let i = blocks.indexOf(el);
-  const end = i;
-  while (i > 0 && blocks[i].hasAttribute("data-mg-cont")) i -= 1;
-  return blocks.slice(i, end + 1);
-}
-
-function setStatus(ui, message, fraction) {
-  ui.message.textContent = message;
-  ui.spoken.textContent = "";
-  ui.progress.hidden = fraction === undefined;
-  if (fraction === null) ui.progress.removeAttribute("value"); // indeterminate
-  else if (fraction !== undefined) ui.progress.value = fraction;
-}
-
-function showResult(el, { stdout, stderr, ok }, chain, seconds) {
-  const ui = el.mgRun;
-  ui.stdout.textContent = stdout;
-  ui.stderr.textContent = stderr;
-  ui.output.hidden = false;
-  ui.output.dataset.stale = "false";
-  ui.output.dataset.empty = String(!stdout && !stderr);
-  const others = chain.length - 1;
-  const together = others ? ` with the ${others === 1 ? "block" : `${others} blocks`} it continues` : "";
-  const time = `${seconds.toFixed(seconds < 1 ? 2 : 1)} s`;
-  if (!ok) setStatus(ui, `Stopped with an error${together}, after ${time}.`);
-  else setStatus(ui, `Ran${together} in ${time}${stdout || stderr ? "." : ", printing nothing."}`);
-  el.dataset.mgState = ok ? "done" : "error";
-
-  const expected = document.querySelector(`[data-mg-expected="${el.dataset.mgRun}"]`);
-  ui.verdict.hidden = !expected;
-  if (!expected) return;
-  const same = trimNewlines(stdout) === trimNewlines(codeOf(expected).textContent);
-  const edited = el.dataset.mgEdited === "true" ? " (you edited the code)" : "";
-  ui.verdict.dataset.verdict = same ? "match" : "mismatch";
-  ui.verdictIcon.textContent = same ? "✓" : "✗";
-  ui.verdictText.textContent = same
-    ? `Same as the checked output below${edited}.`
-    : `Not the same as the checked output below${edited}.`;
-  ui.spoken.textContent = ` ${ui.verdictText.textContent}`; // the status region says it too
-}
-
-async function execute(el, blocks) {
-  const ui = el.mgRun;
+/** Run the block's chain and show the result.  @param {Block} block */
+async function execute(block) {
+  const { el, ui } = block;
+  if (!pythonReady()) setStatus(ui, pythonStartedBefore() ? "Starting a fresh Python…" : "Starting Python…", null);
   el.dataset.mgState = "loading";
   const python = await getPython((message, fraction) => setStatus(ui, message, fraction));
   el.dataset.mgState = "running";
   setStatus(ui, "Running…", null);
-  const chain = chainOf(el, blocks);
-  const sources = chain.map(sourceOf);
+  const sources = block.chain.map(sourceOf);
   const started = performance.now();
   const result = await python.runChain(sources, keptPieces()); // the reader's pieces, for the capstone
   const ms = performance.now() - started;
   rememberPieces(sources, result);
   el.dataset.mgMs = String(Math.round(ms));
-  showResult(el, result, chain, ms / 1000);
+  showResult(block, result, { seconds: ms / 1000, edited: block.chain.some(isEdited) });
 }
 
-function run(el, blocks) {
-  const ui = el.mgRun;
+/** @param {Block} block */
+export function run(block) {
+  const { el, ui } = block;
   if (el.hasAttribute("aria-busy")) return;
   // aria-disabled, not disabled: a disabled button would drop the keyboard focus
   ui.run.setAttribute("aria-disabled", "true");
   el.setAttribute("aria-busy", "true");
-  const offerStop = setTimeout(() => (ui.stop.hidden = false), 1000); // only for a run that takes a while
-  setStatus(ui, "Waiting for the example that is running…");
-  const job = queue.then(() => execute(el, blocks));
-  queue = job.catch(() => {});
-  job
-    .catch((err) => {
+  const offerStop = setTimeout(() => {
+    ui.stop.hidden = false; // only for a run that takes a while
+    expectStops();
+  }, 1000);
+  const onWait = (/** @type {import("./runs.js").Place | null} */ ahead) => {
+    ui.stop.hidden = false; // its Stop ends the run ahead, and this one goes on with a fresh Python
+    ui.stop.textContent = "Stop it";
+    setStatus(ui, ahead ? `Waiting for ${describe(ahead)}, still running.` : "Waiting for the examples run before it.");
+  };
+  enqueue(placeOf(block), () => ((ui.stop.textContent = "Stop"), execute(block)), onWait)
+    .catch((/** @type {Error} */ err) => {
       el.dataset.mgState = "error";
+      if (err.message.startsWith("Python was stopped")) return showStopped(block, pythonReady());
       setStatus(ui, err.message.startsWith("Python") ? err.message : `Python could not start: ${err.message}`);
-      if (!err.message.startsWith("Python was stopped")) console.error("microgpt run:", err);
+      console.error("microgpt run:", err);
     })
     .finally(() => {
       clearTimeout(offerStop);
@@ -113,122 +134,93 @@ function run(el, blocks) {
     });
 }
 
-function stop() {
-  resetPython(); // ends the worker: the block under way fails with "Python was stopped."
+/** @param {Block} block */
+function onEdited(block) {
+  block.el.dataset.mgEdited = String(block.chain.some(isEdited));
+  showStale(block);
 }
 
-function startEditing(el, blocks) {
-  const ui = el.mgRun;
-  const hl = highlightOf(el);
-  ui.editor ??= h("textarea", {
-    className: "mg-run__editor",
-    spellcheck: false,
-    autocapitalize: "off",
-    "aria-label": "Code of this example (editable; Ctrl+Enter runs it)",
-  });
-  ui.editor.value = ui.original.replace(/\n$/, "");
-  ui.editor.rows = Math.min(30, ui.editor.value.split("\n").length + 1);
-  ui.editor.oninput = () => {
-    el.dataset.mgEdited = String(ui.editor.value !== ui.original.replace(/\n$/, ""));
-    if (ui.output.hidden || ui.output.dataset.stale === "true") return;
-    ui.output.dataset.stale = "true"; // what is shown came from the code before this edit
-    ui.verdict.hidden = true;
-    setStatus(ui, "Edited: the output shown is from before the edit. Run to see the new one.");
-  };
-  ui.editor.onkeydown = (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      run(el, blocks);
-    }
-  };
-  ui.editor.hidden = false;
-  hl.hidden = true;
-  hl.after(ui.editor);
-  ui.edit.hidden = true;
-  ui.reset.hidden = false;
-  ui.editor.focus();
+/** The editor, as blocks open it: a reader who edits may write a loop that never ends, so Stop is expected.
+ * @param {Block} block  @param {{ focus: boolean, text?: string }} how */
+function edit(block, how) {
+  expectStops();
+  return openEditor(block, { ...how, onRun: () => run(block), onChange: () => onEdited(block) });
 }
 
-function reset(el) {
-  const ui = el.mgRun;
-  ui.editor.hidden = true;
-  highlightOf(el).hidden = false;
-  el.dataset.mgEdited = "false";
-  ui.output.hidden = true;
-  ui.verdict.hidden = true;
-  ui.reset.hidden = true;
-  ui.edit.hidden = false;
+/** @param {Block} block */
+function reset(block) {
+  const { el, ui } = block;
+  closeEditor(block);
+  el.dataset.mgEdited = String(block.chain.some(isEdited));
+  showStale(block, false);
+  ui.output.hidden = true; // it came from code that is gone
   setStatus(ui, "Back to the page's code.");
   ui.edit.focus();
 }
 
-function mountNeeds(el, blocks) {
-  const what = NEEDS[el.dataset.mgNeeds] ?? el.dataset.mgNeeds;
-  const note = h(
-    "p",
-    { className: "mg-run__needs" },
-    h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "⊘" }),
-    ` Not runnable here: it needs ${what}, which the Python in your browser does not have. Run it on your machine, with `,
-    h("a", { href: new URL("#install", SITE_ROOT).href, textContent: "microgpt installed" }),
-    ".",
-  );
-  highlightOf(el).after(note);
-  const chain = chainOf(el, blocks);
-  if (chain.length === 1) return;
+/** A block that needs a package the browser's Python lacks: the label above it says so (the build writes
+ * it); a block that continues others keeps its Copy button. @param {Block} block */
+function mountNeeds(block) {
+  block.el.dataset.mgState = "needs";
+  if (block.chain.length === 1) return;
   const message = h("span", { className: "mg-run__message" });
-  const say = (text) => (message.textContent = text);
+  const say = (/** @type {string} */ text) => (message.textContent = text);
   const status = h("span", { className: "mg-run__status", role: "status" }, message);
-  note.after(h("div", { className: "mg-run__bar" }, copyButton(h, chain, say), status));
+  highlightOf(block.el).after(h("div", { className: "mg-run__bar" }, copyButton(block.chain, say), status));
 }
 
-function mount(el, blocks) {
-  el.mgRun = { original: codeOf(highlightOf(el)).textContent };
-  if (el.dataset.mgNeeds) {
-    el.mgRun.needs = true;
-    mountNeeds(el, blocks);
-    return;
-  }
-  const ui = el.mgRun;
-  ui.run = h(
-    "button",
-    { type: "button", className: "md-button md-button--primary mg-run__run", "aria-label": "Run this example" },
-    h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "▶" }),
-    " Run",
-  );
-  ui.stop = h("button", { type: "button", className: "md-button mg-run__stop", textContent: "Stop", hidden: true });
-  ui.edit = h("button", { type: "button", className: "md-button mg-run__edit", textContent: "Edit" });
-  ui.reset = h("button", { type: "button", className: "md-button mg-run__reset", textContent: "Reset", hidden: true });
-  ui.message = h("span", { className: "mg-run__message" });
-  ui.progress = h("progress", { className: "mg-run__progress", max: 1, hidden: true, "aria-label": "Starting Python" });
-  ui.spoken = h("span", { className: "mg-run__spoken" }); // for screen readers only
-  ui.stdout = h("span", { className: "mg-run__stdout" });
-  ui.stderr = h("span", { className: "mg-run__stderr" });
+/** @param {Block} block */
+function mount(block) {
+  const button = (/** @type {string} */ className, /** @type {string} */ text, hidden = false) =>
+    h("button", { type: "button", className: `md-button ${className}`, textContent: text, hidden });
+  const ui = /** @type {UI} */ ({
+    run: h(
+      "button",
+      { type: "button", className: "md-button md-button--primary mg-run__run", "aria-label": "Run this example" },
+      h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "▶" }),
+      " Run",
+    ),
+    stop: button("mg-run__stop", "Stop", true),
+    edit: button("mg-run__edit", "Edit"),
+    reset: button("mg-run__reset", "Reset", true),
+    message: h("span", { className: "mg-run__message" }),
+    progress: h("progress", { className: "mg-run__progress", max: 1, hidden: true, "aria-label": "Starting Python" }),
+    spoken: h("span", { className: "mg-run__spoken" }),
+    stdout: h("span", { className: "mg-run__stdout" }),
+    stderr: h("span", { className: "mg-run__stderr" }),
+    verdictIcon: h("span", { className: "mg-run__icon", "aria-hidden": "true" }),
+    verdictText: h("span"),
+  });
   ui.output = h("output", { className: "mg-run__output", hidden: true, "aria-label": "Output" }, ui.stdout, ui.stderr);
-  ui.verdictIcon = h("span", { className: "mg-run__icon", "aria-hidden": "true" });
-  ui.verdictText = h("span");
   ui.verdict = h("p", { className: "mg-run__verdict", hidden: true }, ui.verdictIcon, " ", ui.verdictText);
+  block.ui = ui;
   const status = h("span", { className: "mg-run__status", role: "status" }, ui.message, ui.spoken, ui.progress);
   const bar = h("div", { className: "mg-run__bar" }, ui.run, ui.stop, ui.edit, ui.reset, status);
-  const chain = chainOf(el, blocks);
-  if (chain.length > 1) status.before(copyButton(h, chain, (text) => setStatus(ui, text)));
+  if (block.chain.length > 1) status.before(copyButton(block.chain, (text) => setStatus(ui, text)));
 
-  ui.run.addEventListener("click", () => run(el, blocks));
-  ui.stop.addEventListener("click", stop);
-  ui.edit.addEventListener("click", () => startEditing(el, blocks));
-  ui.reset.addEventListener("click", () => reset(el));
-  highlightOf(el).after(bar, ui.output, ui.verdict);
-  el.dataset.mgState = "idle";
+  ui.run.addEventListener("click", () => run(block));
+  ui.stop.addEventListener("click", () => stopPython());
+  ui.edit.addEventListener("click", () => edit(block, { focus: true }));
+  ui.reset.addEventListener("click", () => reset(block));
+  highlightOf(block.el).after(bar, ui.verdict, ui.output);
+  block.el.dataset.mgState = "idle";
+  block.el.dataset.mgEdited = "false";
+  restoreDraft(block, (text) => {
+    edit(block, { focus: false, text });
+    setStatus(ui, "Your edit from before is back. Reset brings back the page's code.");
+  });
 }
 
 /**
  * The box a block, its buttons, output and verdict live in: the build marks each block's
  * div.highlight (data-mg-run, docs/hooks/embed.py); the box takes over its data-mg-* attributes.
+ * @param {HTMLElement} el
  */
 function boxed(el) {
   if (!el.matches(".highlight")) return el;
-  const box = Object.assign(document.createElement("div"), { className: "mg-run" });
+  const box = h("div", { className: "mg-run" });
   for (const name of el.getAttributeNames().filter((a) => a.startsWith("data-mg-"))) {
-    box.setAttribute(name, el.getAttribute(name));
+    box.setAttribute(name, /** @type {string} */ (el.getAttribute(name)));
     el.removeAttribute(name);
   }
   el.replaceWith(box);
@@ -236,9 +228,36 @@ function boxed(el) {
   return box;
 }
 
-/** Give every marked block under root its Run button (or its "needs" note); safe to call again. */
+/** Give every marked block under root its Run button (a block that needs what the browser lacks, its Copy button
+ * if it continues others); safe to call again. @param {ParentNode} root */
 export function mountBlocks(root) {
-  const blocks = [...root.querySelectorAll("[data-mg-run]")].map(boxed);
-  blocks.sort((a, b) => a.dataset.mgRun - b.dataset.mgRun);
-  for (const el of blocks) if (!el.mgRun) mount(el, blocks);
+  const boxes = [.../** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-mg-run]"))].map(boxed);
+  boxes.sort((a, b) => Number(a.dataset.mgRun) - Number(b.dataset.mgRun));
+  const fresh = boxes.filter((el) => !mounted.has(el));
+  /** @type {Block[]} */
+  const blocks = boxes.map(
+    (el) =>
+      mounted.get(el) ??
+      /** @type {Block} */ (/** @type {unknown} */ ({
+        el,
+        n: /** @type {string} */ (el.dataset.mgRun),
+        page: location.pathname,
+        original: (codeOf(highlightOf(el)).textContent ?? "").replace(/\n+$/, ""),
+        chain: [],
+        editor: null,
+        editing: false,
+      })),
+  );
+  blocks.forEach((block, i) => {
+    let head = i;
+    while (head > 0 && blocks[head].el.hasAttribute("data-mg-cont")) head -= 1;
+    block.chain = blocks.slice(head, i + 1);
+  });
+  for (const block of blocks.filter((b) => fresh.includes(b.el))) {
+    mounted.set(block.el, block);
+    if (block.el.dataset.mgNeeds) mountNeeds(block);
+    else mount(block);
+  }
+  const article = document.querySelector("article");
+  if (article) noteRunLeftBehind(article);
 }

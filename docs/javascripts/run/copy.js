@@ -8,21 +8,25 @@
 // the per-block switch `.no-copy`, which the build puts on each continuing block (docs/hooks/embed.py);
 // this button, in the block's own Run bar, takes its place. The text comes from the blocks as the page
 // shows them (never the reader's edits), and goes through the standard Clipboard API.
+import { h } from "../dom.js";
 
-/** The comment line that ends part k (1-based) of a chain of n parts. */
+/** @typedef {import("./blocks.js").Block} Block */
+
+/** The comment line that ends part k (1-based) of a chain of n parts. @param {number} k  @param {number} n */
 export const endOfPart = (k, n) => `# ---- end of part ${k} of ${n} (an earlier block on this page) ----`;
 
-/** What the Copy button of the last block of `chain` copies: each block's code, in page order. */
+/** What the Copy button of the last block of `chain` copies: each block's code, in page order.
+ * @param {Block[]} chain */
 export function chainText(chain) {
-  const parts = chain.map((el) => el.mgRun.original.replace(/\n+$/, ""));
+  const parts = chain.map((block) => block.original);
   return parts.map((code, k) => (k < parts.length - 1 ? `${code}\n${endOfPart(k + 1, parts.length)}\n` : `${code}\n`)).join("");
 }
 
 /**
- * A button that copies the chain ending at el, saying what it did through `say` (the bar's status).
- * `h` makes elements as blocks.js does.
+ * A button that copies the chain, saying what it did through `say` (the bar's status).
+ * @param {Block[]} chain  @param {(text: string) => void} say
  */
-export function copyButton(h, chain, say) {
+export function copyButton(chain, say) {
   const others = chain.length - 1;
   const label = `Copy with the ${others === 1 ? "block" : `${others} blocks`} above`;
   const button = h("button", { type: "button", className: "md-button mg-run__copy", textContent: label });

@@ -5,7 +5,8 @@
 const PREFIX = "microgpt:piece:";
 
 /** After a run: remember the code of each piece a checker accepted and kept as the reader's own. A page's
- * solution, run as the page shows it, is accepted but not kept, so it never replaces the reader's piece. */
+ * solution, run as the page shows it, is accepted but not kept, so it never replaces the reader's piece.
+ * @param {string[]} sources  @param {import("./python.js").RunResult} result */
 export function rememberPieces(sources, result) {
   for (const verdict of result.verdicts ?? []) {
     if (!verdict.kept) continue;
@@ -17,13 +18,15 @@ export function rememberPieces(sources, result) {
   }
 }
 
-/** The pieces kept so far: {name: the sources of the chain that defined it}. */
+/** The pieces kept so far: {name: the sources of the chain that defined it}.
+ * @returns {Record<string, string[]>} */
 export function keptPieces() {
+  /** @type {Record<string, string[]>} */
   const pieces = {};
   try {
     for (let i = 0; i < localStorage.length; i += 1) {
       const key = localStorage.key(i);
-      if (key?.startsWith(PREFIX)) pieces[key.slice(PREFIX.length)] = JSON.parse(localStorage.getItem(key));
+      if (key?.startsWith(PREFIX)) pieces[key.slice(PREFIX.length)] = JSON.parse(localStorage.getItem(key) ?? "[]");
     }
   } catch {
     return {}; // no storage here

@@ -1,55 +1,134 @@
 // Python in the reader's browser: Pyodide, served by the site itself from vendor/pyodide/, running in a
 // worker (worker.js) with the microgpt wheel the site serves installed. Nothing is fetched before the
 // first getPython() call, and nothing from outside the site, ever.
+//
+// Stop ends the worker: Python cannot be interrupted from outside without cross-origin isolation, which a
+// static host cannot turn on, and starting a new one takes as long as the first start (the download is
+// the small part; benchmarks/bench_run.py measures both). So once a Stop may come (the reader has edited
+// code, where a runaway comes from, or a run has taken long enough to offer Stop) and the page's Python
+// has answered, a spare one starts in the background; Stop hands the next Run to it at once, and a new
+// spare starts. A reader who only runs the page's code pays for no spare. The reader's pieces come with
+// every run (pieces.js), so the spare has them too.
 import { connect } from "./connection.js";
 import { SITE_ROOT } from "./root.js";
 
-let connection = null; // the worker's connection (connection.js), while it runs
-let ready = null; // Promise<python>, shared by every caller
+/**
+ * What microgpt.course.runner.run_chain returns (see its docstring).
+ * @typedef {{ file: string, line: number, function: string, source: string, part: number | null }} Frame
+ * @typedef {{ piece: string, ok: boolean, text: string, kept: boolean, frames: Frame[] }} CheckerVerdict
+ * @typedef {{ type: string, message: string, part: number | null, line: number | null }} RunError
+ * @typedef {object} RunResult
+ * @property {string} stdout
+ * @property {string} stderr
+ * @property {boolean} ok
+ * @property {RunError | null} error
+ * @property {CheckerVerdict[]} verdicts
+ * @property {string[]} yours
+ *
+ * @typedef {(message: string, fraction: number | null) => void} OnProgress
+ * @typedef {{ call: (op: string, args: object) => Promise<any>, stop: (error: Error) => void }} Connection
+ * @typedef {{ connection: Connection, ready: Promise<void>, isReady: boolean }} Interpreter  one worker's Python
+ */
+
+/** @type {Interpreter | null} */
+let current = null; // the Python runs go to
+/** @type {Interpreter | null} */
+let spare = null; // started in the background, for the run after a Stop
+let starts = 0; // Pythons started in this document: the first downloads, the next ones read the cache
+let spareWanted = false; // a Stop may come
+/** @type {Set<OnProgress>} */
 const listeners = new Set();
 
 /** An exception raised by the Python code itself; the interpreter is still fine. */
 export class PythonError extends Error {}
 
-async function call(op, args) {
-  const mine = connection;
+/** A new worker with Python starting in it; only the current one's progress reaches the listeners. */
+function launch() {
+  starts += 1;
+  /** @type {Interpreter} */
+  const interpreter = { connection: /** @type {any} */ (null), ready: Promise.resolve(), isReady: false };
+  /** @type {OnProgress} */
+  const progress = (message, fraction) => {
+    if (interpreter === current) for (const listener of listeners) listener(message, fraction);
+  };
+  interpreter.connection = connect(progress, () => forget(interpreter));
+  interpreter.ready = send(interpreter, "start", { root: SITE_ROOT, again: starts > 1 }).then(() => {
+    interpreter.isReady = true;
+  });
+  interpreter.ready.catch(() => forget(interpreter));
+  return interpreter;
+}
+
+/** End a worker (stopped, failed or crashed); if runs went to it, they go to the spare from now on.
+ * @param {Interpreter} interpreter */
+function forget(interpreter) {
+  interpreter.connection.stop(new Error("Python was stopped. Run starts it again."));
+  if (interpreter === current) [current, spare] = [spare, null];
+  if (interpreter === spare) spare = null;
+}
+
+/** @param {Interpreter} interpreter  @param {string} op  @param {object} args */
+async function send(interpreter, op, args) {
   try {
-    return await mine.call(op, args);
-  } catch (failure) {
-    if (failure instanceof Error) throw failure; // the worker was stopped, or failed
+    return await interpreter.connection.call(op, args);
+  } catch (caught) {
+    if (caught instanceof Error) throw caught; // the worker was stopped, or failed
+    const failure = /** @type {{ error: string, fatal: boolean }} */ (caught); // Python raised, or crashed
     if (!failure.fatal) throw new PythonError(failure.error);
-    if (connection === mine) resetPython(); // the interpreter crashed: the next call starts a new one
+    forget(interpreter); // the interpreter crashed
     throw new Error(`Python in this page stopped (${failure.error.split("\n")[0]}); Run starts it again.`);
+  }
+}
+
+/** Once a Stop may come and the current Python is up, a spare starts, so that a Stop costs no new start. */
+function keepASpare() {
+  if (spareWanted && !spare && current?.isReady) spare = launch();
+}
+
+/** A Stop may come from now on: the reader has edited code, or a run has taken long enough to offer Stop. */
+export function expectStops() {
+  spareWanted = true;
+  keepASpare();
+}
+
+/** @param {string} op  @param {object} args */
+async function call(op, args) {
+  const interpreter = /** @type {Interpreter} */ (current);
+  try {
+    return await send(interpreter, op, args);
+  } finally {
+    if (interpreter === current) keepASpare();
   }
 }
 
 /** What callers get: the site's Python, one call at a time (each returns a Promise). */
 const python = {
   /** Run a chain of blocks in one fresh namespace; offered: {name: sources} of the reader's earlier pieces.
-   * The result is microgpt.course.runner's: {stdout, stderr, ok, error, verdicts, yours}. */
+   * @param {string[]} sources  @param {Record<string, string[]>} offered  @returns {Promise<RunResult>} */
   runChain: (sources, offered) => call("runChain", { sources, offered }),
-  /** trace_preset(preset, leaves) from microgpt.course.trace (in the wheel), as JSON text. */
+  /** trace_preset(preset, leaves) from microgpt.course.trace (in the wheel), as JSON text.
+   * @param {string} preset  @param {string} leavesJson  @returns {Promise<string>} */
   traceJson: (preset, leavesJson) => call("traceJson", { preset, leaves: leavesJson }),
-  /** Any Python source; its value converted to JavaScript. */
-  runPython: (code) => call("runPython", { code }),
 };
 
-/** The site's Python with microgpt installed, started on the first call; onProgress(message, fraction|null). */
+/** Whether the Python runs go to is up (a Run would not wait for it to start). */
+export const pythonReady = () => Boolean(current?.isReady);
+
+/** Whether this document has started a Python before (a new one then reads its files from the cache). */
+export const pythonStartedBefore = () => starts > 0;
+
+/** The site's Python with microgpt installed, started on the first call.
+ * @param {OnProgress} [onProgress]  @returns {Promise<typeof python>} */
 export function getPython(onProgress) {
   if (onProgress) listeners.add(onProgress);
-  if (!ready) {
-    const progress = (message, fraction) => {
-      for (const listener of listeners) listener(message, fraction);
-    };
-    const mine = (connection = connect(progress, () => connection === mine && resetPython()));
-    ready = call("start", { root: SITE_ROOT }).then(() => python);
-    ready.catch(() => connection === mine && resetPython());
-  }
-  return ready.finally(() => listeners.delete(onProgress));
+  current ??= launch();
+  return current.ready.then(() => python).finally(() => onProgress && listeners.delete(onProgress));
 }
 
-/** Stop Python now (a runaway example, a crash): calls under way fail, the next getPython() starts afresh. */
-export function resetPython() {
-  connection?.stop(new Error("Python was stopped. Run starts it again."));
-  connection = ready = null;
+/** Stop the run under way: its Python ends, and the spare (ready, or as far as it got) takes the next run;
+ * once that one is up, a new spare starts. */
+export function stopPython() {
+  if (current) forget(current);
+  current ??= launch();
+  current.ready.then(keepASpare, () => {});
 }

@@ -18,9 +18,10 @@ async function fetchWheel(root) {
   return new Uint8Array(await (await fetchOk(new URL(`dist/${latest.wheel}`, root))).arrayBuffer());
 }
 
-async function start({ root }) {
+async function start({ root, again }) {
   const vendor = new URL("vendor/pyodide/", root).href;
-  progress("Downloading and starting Python (about 14 MB, once per visit)…", null);
+  // after a Stop the files come from the browser's cache: only starting takes time
+  progress(again ? "Starting a fresh Python…" : "Downloading and starting Python (about 14 MB, once per visit)…", null);
   const { loadPyodide } = await import(`${vendor}pyodide.mjs`);
   // packageBaseUrl: even a stray loadPackage() must not reach Pyodide's default CDN
   const [py, wheel] = await Promise.all([loadPyodide({ indexURL: vendor, packageBaseUrl: vendor }), fetchWheel(root)]);

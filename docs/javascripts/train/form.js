@@ -1,7 +1,7 @@
 // The Train widget's settings: one number field per setting, its bounds and default from the build
 // (microgpt/course/live.py SETTINGS, written into data-mg-train). A value out of bounds is refused next to its
 // field (aria-invalid, and the message the field's aria-describedby names), before anything runs.
-import { h } from "./dom.js";
+import { h } from "../dom.js";
 
 let forms = 0;
 

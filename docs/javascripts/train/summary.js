@@ -1,7 +1,7 @@
 // What the charts show, as text: the run so far and each matrix's gradient norm in two tables (also the
 // key to the charts' colours), the names sampled, and one polite status line that speaks only when
 // something happens (start, pause, an evaluation, the end), not at every step.
-import { h } from "./dom.js";
+import { h } from "../dom.js";
 import { DASHES, kindAndLayer } from "./charts.js";
 
 const f4 = (x) => (x == null ? "–" : x.toFixed(4));

@@ -5,7 +5,7 @@
 // States (data-state): idle -> loading -> running <-> paused -> done; error when Python cannot start.
 // JavaScript asks for one tick at a time (about 50 ms of work: a step, or part of an evaluation), so a
 // Pause takes effect as soon as the tick under way returns, and leaving the page ends the worker.
-import { h } from "./dom.js";
+import { h } from "../dom.js";
 import { settingsForm } from "./form.js";
 import { gradChart, loadUPlot, lossChart } from "./charts.js";
 import { lastLine, startPython } from "./runtime.js";
