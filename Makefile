@@ -77,11 +77,12 @@ screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py
 
-bench-estimates: $(BASE_STAMP)  ## the command line's cost estimates beside measured CPU time and peak memory, at the bound
+bench-estimates: $(BASE_STAMP)  ## the command line's cost estimates beside measured CPU time and peak memory, at the bound and for whole runs
 	$(BIN)/python benchmarks/bench_estimates.py
 
-bench-signals: $(BASE_STAMP)  ## what a stop signal in the first 60 ms gives, for python -m microgpt and the microgpt command
+bench-signals: $(BASE_STAMP)  ## what a stop signal in the first 60 ms gives, and how soon one is acknowledged at each moment of a run
 	$(BIN)/python benchmarks/bench_start_signals.py
+	$(BIN)/python benchmarks/bench_acknowledgements.py
 
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)

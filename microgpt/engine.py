@@ -1,7 +1,7 @@
 """Scalar reverse-mode autograd: each Value remembers how it was made; backward() replays that in reverse."""
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 
 class Value:
@@ -94,19 +94,3 @@ def topological_order(root: "Value") -> "list[Value]":
             visited.add(v)
             stack += (v, None, *v._children)
     return topo
-
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-    from typing import overload
-
-    # What the type checker assumes about sum() (model.py, train.py and exercises.py import it under
-    # TYPE_CHECKING; at run time they use the builtin). The builtin's stub says sum() of Values is
-    # `Value | Literal[0]`, because sum([]) is the int 0. Every sum of Values in microgpt adds a
-    # non-empty list (a model's sizes are at least 1), so the result is a Value: 0 + the first Value
-    # goes through Value.__radd__. A sum of plain ints stays an int.
-    @overload
-    def sum(values: Iterable[Value], /) -> Value: ...
-    @overload
-    def sum(values: Iterable[int], /) -> int: ...
-    def sum(values: Iterable[Value] | Iterable[int], /) -> Value | int: ...

@@ -2,12 +2,8 @@
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from microgpt.engine import Value
-
-if TYPE_CHECKING:
-    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 Vector = list[Value]
 Matrix = list[list[Value]]

@@ -4,14 +4,10 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from microgpt.data import Tokenizer
 from microgpt.model import Model, Vector, gpt, softmax
 from microgpt.optim import Adam
-
-if TYPE_CHECKING:
-    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 
 @contextmanager

@@ -9,12 +9,12 @@ import re
 import pytest
 
 from microgpt import model as model_module
-from microgpt.cli import checkpoint
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_PARAMETERS
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
+from microgpt.runtime import checkpoint
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import MAX_PARAMETERS
 from microgpt.sample import sample
 from microgpt.train import train
 
@@ -254,3 +254,71 @@ def test_an_error_quotes_the_file_only_briefly(saved, change, quoted):
         checkpoint.load(saved)
     message = str(error.value)
     assert quoted in message and "\n" not in message and len(message) < 300, message[:400]
+
+
+# --- what may be replaced, and how much room a checkpoint takes --------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"anna\nbob\n", b"{}", b'{"format": "other"}', b"[1, 2]", b"\x00" * 10, b'{"meta": ["format"], "format": "x"}'],
+    ids=["text", "json-object", "other-format", "json-list", "binary", "lookalike"],
+)
+def test_a_file_that_is_not_a_checkpoint_is_never_replaced(tmp_path, trained, content):
+    out = tmp_path / "notes.json"
+    out.write_bytes(content)
+    with pytest.raises(InputError, match="is a file that is not a microgpt checkpoint; microgpt replaces only its own"):
+        checkpoint.check_out(out)
+    with pytest.raises(InputError, match="is a file that is not a microgpt checkpoint"):
+        checkpoint.save(out, *trained)
+    assert out.read_bytes() == content
+    assert os.listdir(tmp_path) == ["notes.json"]
+
+
+@pytest.mark.parametrize("how", ["as-saved", "keys-sorted", "indented", "empty"])
+def test_a_checkpoint_or_an_empty_file_may_be_replaced(saved, trained, how):
+    doc = json.loads(saved.read_text())
+    text = {
+        "as-saved": saved.read_text(),
+        "keys-sorted": json.dumps(doc, sort_keys=True),  # as jq -S writes it: "config" first, then "format"
+        "indented": json.dumps(doc, indent=4),
+        "empty": "",  # made by `touch` or mktemp: nothing is lost
+    }[how]
+    saved.write_text(text)
+    checkpoint.check_out(saved)
+    checkpoint.save(saved, *trained)
+    assert checkpoint.load(saved)[0].config == trained[0].config
+
+
+def test_save_writes_what_json_dumps_writes_for_the_whole_document(saved, trained, monkeypatch):
+    monkeypatch.setattr(checkpoint, "CHUNK_BYTES", 100)  # many pieces, split between rows
+    model, tokenizer = trained
+    checkpoint.save(saved, model, tokenizer, {"note": "zoë"})
+    whole = {
+        "format": checkpoint.FORMAT,
+        "version": checkpoint.VERSION,
+        "config": dataclasses.asdict(model.config),
+        "vocab": tokenizer.chars,
+        "meta": {"note": "zoë"},
+        "state_dict": {name: [[p.data for p in row] for row in mat] for name, mat in model.state_dict.items()},
+    }
+    assert saved.read_text(encoding="ascii") == json.dumps(whole)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [GPTConfig(vocab_size=4, n_embd=4, n_head=1, block_size=3), GPTConfig(vocab_size=9, n_layer=2, n_embd=6, n_head=2)],
+)
+def test_size_bound_is_exact_for_the_longest_weights_and_a_bound_for_any(tmp_path, config):
+    tokenizer, meta = (
+        Tokenizer("abc\u00e9\U0001f600xyz"[: config.vocab_size - 1]),
+        {"data": "caf\u00e9.txt", "steps": 7},
+    )
+    model = Model.init(config)
+    bound = checkpoint.size_bound(config, tokenizer.chars, meta)
+    checkpoint.save(tmp_path / "any.json", model, tokenizer, meta)
+    assert (tmp_path / "any.json").stat().st_size <= bound
+    for p in model.params:
+        p.data = -2.2250738585072014e-308  # as long as a float is in JSON: 24 characters
+    checkpoint.save(tmp_path / "longest.json", model, tokenizer, meta)
+    assert (tmp_path / "longest.json").stat().st_size == bound

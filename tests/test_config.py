@@ -5,9 +5,9 @@ import tracemalloc
 
 import pytest
 
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
 from microgpt.model import GPTConfig, init_params, parameters
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import MAX_PARAMETERS, bytes_per_parameter, check_config, parameter_count
 
 SHAPES = [
     {"vocab_size": 27},
@@ -63,8 +63,11 @@ def test_a_model_up_to_the_bound_is_accepted_and_a_larger_one_refused_with_its_m
     assert str(info.value) == (
         f"a model with vocab_size 27, n_layer 2, n_embd 256, n_head 4, block_size 16 has {n:,} parameters, "
         f"which need {n * bytes_per_parameter() / 1e6:.3g} MB of memory at {bytes_per_parameter()} bytes each; "
-        f"microgpt builds at most {MAX_PARAMETERS:,} ({MAX_PARAMETERS * bytes_per_parameter() / 1e6:.3g} MB)"
+        f"microgpt builds at most {MAX_PARAMETERS:,} ({MAX_PARAMETERS * bytes_per_parameter() / 1e6:.3g} MB); "
+        "with the other settings as they are, n_layer can be at most 1, or n_embd at most 200 (a multiple of n_head 4)"
     )
+    assert parameter_count(GPTConfig(vocab_size=27, n_embd=200, n_layer=2)) <= MAX_PARAMETERS
+    assert parameter_count(GPTConfig(vocab_size=27, n_embd=204, n_layer=2)) > MAX_PARAMETERS
 
 
 def test_bytes_per_parameter_is_what_building_a_model_really_takes():

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from microgpt.cli import files
-from microgpt.cli.errors import InputError
+from microgpt.runtime import files
+from microgpt.runtime.errors import InputError
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs, device nodes and modes are POSIX")
 
@@ -142,6 +142,46 @@ def test_check_output_refuses_a_character_device():
 def test_check_output_refuses_a_directory(tmp_path, name):
     with pytest.raises(InputError, match="directory"):
         files.check_output(name.format(d=tmp_path))
+
+
+@pytest.mark.parametrize("tail", ["/.", "/..", "/", "//", "/./", "/new.json", "/x/new.json"])
+def test_a_path_through_a_file_is_refused_and_the_file_is_left_alone(tmp_path, tail):
+    # the case: `--out victim.txt/.` replaced victim.txt, as pathlib reads `victim.txt/.` as `victim.txt`
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    with pytest.raises(InputError, match=r"victim.txt is a regular file, not a directory"):
+        files.check_output(f"{victim}{tail}")
+    with pytest.raises(InputError, match="not a directory"):
+        files.write_atomically(f"{victim}{tail}", b"new")
+    assert victim.read_text() == "precious"
+    assert os.listdir(tmp_path) == ["victim.txt"]
+
+
+@pytest.mark.parametrize("tail", ["/.", "/..", "/", "/./", "/sub/.."])
+def test_a_path_that_names_a_directory_is_refused_however_it_is_spelled(tmp_path, tail):
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    with pytest.raises(InputError, match="names a directory, not a file|is a directory, not a file"):
+        files.check_output(f"{tmp_path}/d{tail}")
+    assert os.listdir(tmp_path / "d") == ["sub"]
+
+
+def test_a_parent_that_is_a_symbolic_link_to_a_directory_is_followed_as_the_system_follows_it(tmp_path):
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "deep")
+    files.write_atomically(f"{tmp_path}/link/m.json", b"through the link")
+    assert (tmp_path / "real" / "deep" / "m.json").read_bytes() == b"through the link"
+    # `link/..` is the parent of the link's target to the system, not tmp_path as os.path.normpath would have it
+    files.write_atomically(f"{tmp_path}/link/../up.json", b"physical")
+    assert (tmp_path / "real" / "up.json").read_bytes() == b"physical"
+    assert sorted(os.listdir(tmp_path)) == ["link", "real"]
+
+
+def test_a_parent_that_is_a_symbolic_link_to_a_file_is_not_a_directory(tmp_path):
+    (tmp_path / "victim.txt").write_text("precious")
+    (tmp_path / "link").symlink_to(tmp_path / "victim.txt")
+    with pytest.raises(InputError, match="link is a regular file, not a directory"):
+        files.check_output(f"{tmp_path}/link/.")
+    assert (tmp_path / "victim.txt").read_text() == "precious"
 
 
 def test_check_output_refuses_a_missing_directory(tmp_path):

@@ -9,10 +9,14 @@ import tracemalloc
 import pytest
 
 from microgpt import engine
-from microgpt.cli import limits
 from microgpt.cli import main as cli_main
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import (
+from microgpt.cli.main import one_sample
+from microgpt.data import Tokenizer, load_docs
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.runtime import limits
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import (
     BYTES_PER_VALUE,
     MAX_DATA_BYTES,
     MAX_VALUES_PER_PASS,
@@ -23,10 +27,6 @@ from microgpt.cli.limits import (
     values_per_pass,
     values_per_step,
 )
-from microgpt.cli.main import one_sample
-from microgpt.data import Tokenizer, load_docs
-from microgpt.model import GPTConfig, Model
-from microgpt.optim import Adam
 from microgpt.sample import sample
 from microgpt.train import cyclic_gc_paused, train_step
 
@@ -130,8 +130,8 @@ def test_a_pass_beyond_the_bound_is_refused_with_what_it_would_need():
         "a model with vocab_size 27, n_layer 1, n_embd 16, n_head 4, block_size 601 reads up to 601 tokens in a "
         f"step or a sample: a step builds {limits.step_cost(config, 601)}, a sample {limits.sample_cost(config, 601)}; "
         f"microgpt allows {MAX_VALUES_PER_PASS:,} Values at most; most of it is attention over up to 601 positions, "
-        "which grows with the square of the length: at this depth and width --block-size can be at most "
-        f"{longest_block(config)}"
+        "which grows with the square of the length: with the other settings as they are, --block-size can be at "
+        f"most {longest_block(config)}"
     )
     assert f"about {values_per_step(config, 601) * BYTES_PER_VALUE / 1e9:.3g} GB and " in str(info.value)
 
@@ -197,6 +197,25 @@ def test_read_docs_reads_what_load_docs_reads(tmp_path):
     assert sorted(read_docs(path)) == ["anna", "bob\rby", "zoë\u2028x"]
 
 
+@pytest.mark.parametrize(
+    ("content", "docs"),
+    [
+        ("\ufeff\n", None),  # the issue's case: a line of only U+FEFF
+        ("\ufeffanna\n\ufeff\n \ufeff \t\ufeff\r\n", ["anna"]),
+        ("anna\n\ufeffbob\r\n\ufeff\ufeffcarla\n", ["anna", "bob", "carla"]),  # files joined with `cat`
+        ("zo\ufeffe\nx\ufeff\n", ["x\ufeff", "zo\ufeffe"]),  # inside or after a document, a character like any
+    ],
+    ids=["only-a-mark", "marks-and-whitespace", "joined-files", "inside-a-document"],
+)
+def test_a_byte_order_mark_starting_a_line_is_no_part_of_a_document(tmp_path, content, docs):
+    path = write(tmp_path, content)
+    if docs is None:
+        with pytest.raises(InputError, match="data file has no documents"):
+            read_docs(path)
+    else:
+        assert sorted(read_docs(path)) == docs
+
+
 def test_check_fits_accepts_a_document_of_block_size_minus_one_characters():
     check_fits(["abc", "abcdefg"], block_size=8)  # 7 characters + BOS = 8 positions
 
@@ -247,27 +266,63 @@ def flag(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
+def named_remedies(message: str) -> dict[str, int]:
+    """Each setting a refusal says can go so far, and how far: {'n_embd': 288, 'vocab_size': 40}."""
+    found = {
+        m[1][2:].replace("-", "_"): int(m[2].replace(",", ""))
+        for m in re.finditer(r"(--[a-z-]+) (?:can be )?at most ([\d,]+)", message)
+    }
+    if m := re.search(r"the vocabulary (?:can be )?at most ([\d,]+) tokens", message):
+        found["vocab_size"] = int(m[1].replace(",", ""))
+    return found
+
+
 @pytest.mark.parametrize(
-    ("config", "cause", "field", "others"),
+    ("config", "cause", "first", "within"),
     [
         # the issue's case: depth, not width or length, and never a block_size of 1 (no document fits)
-        (GPTConfig(3, n_layer=83_000, n_embd=1, n_head=1, block_size=2), "depth, 83,000 blocks", "n_layer", []),
-        (GPTConfig(27, n_embd=140, block_size=30), "width", "n_embd", []),
-        (GPTConfig(499_980, n_embd=1, n_head=1, block_size=20), "the vocabulary", "vocab_size", []),
-        (GPTConfig(27, block_size=601), "attention over up to 601 positions", "block_size", []),
+        (
+            GPTConfig(3, n_layer=83_000, n_embd=1, n_head=1, block_size=2),
+            "depth, 83,000 blocks",
+            "n_layer",
+            limits.fits,
+        ),
+        (GPTConfig(27, n_embd=140, block_size=30), "width", "n_embd", limits.fits),
+        (GPTConfig(499_980, n_embd=1, n_head=1, block_size=20), "the vocabulary", "vocab_size", limits.fits),
+        (GPTConfig(27, block_size=601), "attention over up to 601 positions", "block_size", limits.fits),
+        # the issue's case: the parameter bound, which said nothing of how far --n-embd could go
+        (GPTConfig(27, n_embd=300, block_size=2), "", "n_embd", lambda c: limits.parameter_count(c) <= 10**6),
+        (GPTConfig(27, n_layer=3, n_embd=200), "", "n_layer", lambda c: limits.parameter_count(c) <= 10**6),
     ],
-    ids=["depth", "width", "vocabulary", "length"],
+    ids=["depth", "width", "vocabulary", "length", "parameters-width", "parameters-depth"],
 )
-def test_a_refusal_names_its_real_cause_and_how_far_that_setting_can_go(config, cause, field, others):
+def test_a_refusal_names_its_real_cause_and_how_far_each_setting_can_go(config, cause, first, within):
     with pytest.raises(InputError) as info:
         check_config(config, name=flag)
     message = str(info.value)
-    assert f"most of it is {cause}" in message, message
-    if field == "vocab_size":
-        most = int(re.search(r"at most ([\d,]+) tokens", message)[1].replace(",", ""))
-    else:
-        most = int(re.search(rf"{flag(field)} can be at most ([\d,]+)", message)[1].replace(",", ""))
-        assert message.count("can be at most") == 1
-    step = config.n_head if field == "n_embd" else 1
-    assert limits.fits(dataclasses.replace(config, **{field: most}))  # the remedy it names is one
-    assert not limits.fits(dataclasses.replace(config, **{field: most + step}))  # and the furthest that setting goes
+    assert not cause or f"most of it is {cause}" in message, message
+    remedies = named_remedies(message)
+    assert next(iter(remedies)) == first, message  # the cause's own setting comes first
+    assert message.count("can be at most") == 1
+    for field, most in remedies.items():
+        step = config.n_head if field == "n_embd" else 1
+        assert within(dataclasses.replace(config, **{field: most}))  # each remedy it names is one
+        assert not within(dataclasses.replace(config, **{field: most + step}))  # and the furthest that setting goes
+    for field in {"n_layer", "n_embd", "block_size"} - set(remedies):  # a setting not named cannot do it alone
+        least = {"n_layer": 1, "n_embd": config.n_head, "block_size": 2}[field]
+        assert not within(dataclasses.replace(config, **{field: least})), (field, message)
+
+
+def test_a_small_pass_is_estimated_at_the_probes_own_speed_and_the_bound_at_the_bounds():
+    from microgpt.runtime import speed
+
+    here = speed.Speed({"train": 1.3, "sample": 0.8}, "just now")
+    probe_values = values_per_step(speed.PROBE_CONFIG, speed.PROBE_TOKENS)
+    small, bound = here.rates(probe_values), here.rates(MAX_VALUES_PER_PASS)
+    assert bound == speed.REFERENCE.scaled(1.3, 0.8)  # at the bound: REFERENCE, scaled by the factors
+    # at the probe's size: what the probe measured, per Value (its time over REFERENCE_PROBE, times that)
+    probe = limits.step_cost(speed.PROBE_CONFIG, speed.PROBE_TOKENS, here)
+    assert probe.seconds / probe.values == pytest.approx(1.3 * speed.REFERENCE_PROBE["train"])
+    sizes = [probe_values, 10**5, 10**6, 4 * 10**6, MAX_VALUES_PER_PASS]
+    trains = [here.rates(n).train for n in sizes]
+    assert trains == sorted(trains, reverse=(small.train > bound.train))  # from one to the other, in order

@@ -9,13 +9,13 @@ import math
 
 import pytest
 
-from microgpt.cli import checkpoint
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import read_docs
 from microgpt.course.live import EVAL_DOCS, EVAL_EVERY, N_HEAD, SETTINGS, LiveRun, check_settings, command_line
 from microgpt.data import Tokenizer, default_data_path
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
+from microgpt.runtime import checkpoint
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import read_docs
 from microgpt.train import train
 
 

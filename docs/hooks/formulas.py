@@ -14,7 +14,7 @@ import math_font
 import typeset_math
 from mkdocs.exceptions import PluginError
 
-from microgpt.cli.files import write_atomically
+from microgpt.runtime.files import write_atomically
 
 
 def on_config(config):

@@ -11,8 +11,8 @@ import time
 from collections import deque
 from typing import TextIO
 
-from microgpt.cli.limits import duration
-from microgpt.cli.stopping import point_at_devnull
+from microgpt.runtime.signals import point_at_devnull
+from microgpt.runtime.units import duration
 from microgpt.train import Progress
 
 

@@ -15,23 +15,36 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from microgpt import __version__
-from microgpt.cli import checkpoint, files, limits
 from microgpt.cli.console import ProgressLine, StdoutFailed, note, say, silence_stdout, write_stdout
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import MAX_DATA_BYTES, MAX_PARAMETERS, MAX_VALUES_PER_PASS, check_config, check_fits, read_docs
-from microgpt.cli.stopping import (
+from microgpt.cli.options import decimal_number, whole_number
+from microgpt.data import Tokenizer, default_data_path
+from microgpt.model import GPTConfig, Model
+from microgpt.optim import Adam
+from microgpt.runtime import checkpoint, limits, machine, speed
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import (
+    MAX_DATA_BYTES,
+    MAX_PARAMETERS,
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_STEPS,
+    MAX_VALUES_PER_PASS,
+    check_config,
+    check_fits,
+    check_memory,
+    read_docs,
+)
+from microgpt.runtime.signals import (
     STOP_SIGNALS,
     Stopped,
     StopRequest,
     exit_status,
-    exit_with,
     signal_name,
     stop_at_once,
     stop_when_safe,
+    stopped_line,
 )
-from microgpt.data import Tokenizer, default_data_path
-from microgpt.model import GPTConfig, Model
-from microgpt.optim import Adam
+from microgpt.runtime.units import counted, duration, number, size
 from microgpt.sample import sample
 from microgpt.train import cyclic_gc_paused, train
 
@@ -41,16 +54,17 @@ DEFAULT_OUT = "microgpt.ckpt.json"
 EXIT_USAGE = 2  # bad input of any kind, as argparse does for bad arguments
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a C program reports when its reader went away (`| head`)
 
-# Shown by --help with how long each takes: measured on a 2-core machine (36 s, 121 s and 0.8 s), and
-# rounded, as a laptop's ballpark. tests/test_cli.py checks each against the estimate that limits.py
-# makes from the run's shape, so that a change to the run or to the model shows here.
-EXAMPLES = {
-    "python -m microgpt": 35,
-    "python -m microgpt train --steps 1000 --out names.ckpt.json": 120,
-    "python -m microgpt sample --ckpt names.ckpt.json -n 20": 1,
-}
+# Shown by --help with what each costs on this machine, estimated as a run estimates itself before its
+# first step (from the Values it builds and this machine's speed: see microgpt/runtime/speed.py).
+EXAMPLES = [
+    "python -m microgpt",
+    "python -m microgpt train --steps 1000 --out names.ckpt.json",
+    "python -m microgpt sample --ckpt names.ckpt.json -n 20",
+]
 
 HELP_WIDTH = 100
+SAVING_FIRST = "saving the checkpoint first, then stopping"  # what a stop signal during the save says at once
+SEEDS = f"a whole number from 0 to {MAX_SEED:,}"
 
 # What each of the model's shape flags means; the flags themselves and their defaults come from GPTConfig.
 SHAPE_HELP = {
@@ -62,55 +76,92 @@ SHAPE_HELP = {
 
 
 def epilog() -> str:
+    """The end of --help: the examples with what each costs here, then what a run costs and the bounds."""
     docs = read_docs(default_data_path())
     default = GPTConfig(Tokenizer.from_docs(docs).vocab_size)  # the default model, on the shipped names
+    here = speed.current()
     width = max(map(len, EXAMPLES))
-    examples = [f"  {command:<{width}}  # about {limits.duration(seconds)}" for command, seconds in EXAMPLES.items()]
+    examples = [f"  {command:<{width}}  # {example_cost(command, docs, here)}" for command in EXAMPLES]
+    rates = here.rates(limits.values_per_pass(default, 7))  # a step on a 6-letter name, as said below
     stops = ", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)
     paragraphs = [
         f"With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and prints "
-        f"{DEMO_SAMPLES} samples; it writes no file. sample's --temperature must be a positive number.",
+        f"{DEMO_SAMPLES} samples; it writes no file. sample's --temperature must be a positive number. "
+        "Numbers are written in ASCII digits.",
         "What a run costs: each training step reads one document and builds a graph of Values, one for "
         "each number it computes: per token, in proportion to n_layer x n_embd^2, and for attention in "
         "proportion to the square of the document's length. A sample reads up to block_size tokens in the "
-        f"same way. In a step a Value takes about {limits.BYTES_PER_VALUE} bytes and "
-        f"{limits.SECONDS_PER_VALUE * 1e6:g} microseconds ({limits.SECONDS_PER_ATTENTION_VALUE * 1e6:g} in "
-        "attention over earlier positions), backward pass included; a sample takes about "
-        f"{limits.SAMPLE_SECONDS_PER_VALUE * 1e6:g} microseconds a Value "
-        f"({limits.SAMPLE_SECONDS_PER_ATTENTION_VALUE * 1e6:g} in attention) and keeps only part of them. The "
-        f"default model builds {limits.values_per_pass(default, 7):,} in a step on a 6-letter name. So time "
-        "grows with --steps, with the square of --n-embd and with the square of the longest document, and "
-        "memory with the last two.",
-        f"Bounds, checked before any work, with what a larger request would need: a model has at most "
+        f"same way. In a step a Value takes about {limits.BYTES_PER_VALUE} bytes and, on this machine, "
+        f"{rates.train * 1e6:.2g} microseconds of CPU time ({rates.train_attention * 1e6:.2g} in attention over "
+        f"earlier positions), backward pass included; a sample takes about {rates.sample * 1e6:.2g} microseconds "
+        f"a Value ({rates.sample_attention * 1e6:.2g} in attention) and keeps only part of them. The default "
+        f"model builds {limits.values_per_pass(default, 7):,} in a step on a 6-letter name. So time grows "
+        "with --steps, with the square of --n-embd and with the square of the longest document, and memory "
+        "with the last two. Every run says what it will cost before its first step.",
+        f"Where the times come from: this machine's speed, measured {here.measured} ({here.kept}), scales "
+        "rates measured on a reference machine; delete that file to measure again.",
+        f"Bounds, checked before any work, with how far each setting can go: a model has at most "
         f"{MAX_PARAMETERS:,} parameters; a step or a sample builds at most {MAX_VALUES_PER_PASS:,} Values "
-        f"(a step that large takes about {bound_step()}; "
-        "a sample less), which bounds --block-size at each width; "
-        f"--data is at most {MAX_DATA_BYTES // 2**20} MiB.",
+        f"(a step that large takes about {bound_step(here)}; a sample less), which bounds --block-size at "
+        "each width; and no more memory than this machine and its limits (ulimit -v) leave, which may bound "
+        f"it further; the checkpoint must fit the free space and the file-size limit (ulimit -f) where --out "
+        f"goes; --steps and -n are at most {MAX_STEPS:,}; --data is at most {MAX_DATA_BYTES // 2**20} MiB.",
         f"Exit status: 0 done; {EXIT_USAGE} bad input or output that cannot be written (one line on stderr); "
         f"{stops} (train first finishes its step and saves what it trained, and says so; then it ends by the "
         f"signal, which a shell shows as that status); {EXIT_BROKEN_PIPE} the reader of standard output went "
         "away (e.g. `| head`).",
     ]
-    text = [textwrap.fill(paragraph, HELP_WIDTH) for paragraph in paragraphs]
-    return "\n\n".join(["examples, and roughly how long each takes on a laptop:\n" + "\n".join(examples), *text])
+    # a path may hold hyphens (a cache directory's): broken there, it could not be copied
+    text = [
+        textwrap.fill(paragraph, HELP_WIDTH, break_on_hyphens=False, break_long_words=False) for paragraph in paragraphs
+    ]
+    heading = f"examples, with the CPU time ({here.source}) and the memory each takes:"
+    heading = textwrap.fill(heading, HELP_WIDTH, break_on_hyphens=False)
+    return "\n\n".join([heading + "\n" + "\n".join(examples), *text])
 
 
-def bound_step() -> str:
-    """What a training step of MAX_VALUES_PER_PASS Values takes: '2.05 GB and 11 s to 17 s'."""
+def example_cost(command: str, docs: list[str], at: speed.Speed) -> str:
+    """What an example of EXAMPLES costs, as its run would say before its first step: 'about 1.2 min, 28 MB'."""
+    args = build_parser().parse_args(shlex.split(command)[3:])
+    config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)  # each example runs the default model
+    if args.command == "train":
+        cost = limits.training_run(config, docs, args.steps, at)
+        return f"about {cost.time}, {size(cost.bytes)}"
+    sampling = limits.sampling_run(config, DEMO_SAMPLES if args.command is None else args.n, at)
+    if args.command == "sample":
+        return f"at most {sampling.time}, {size(sampling.bytes)}"
+    training = limits.training_run(config, docs, DEMO_STEPS, at)
+    seconds = DEMO_STEPS * training.seconds_each + sampling.count * sampling.seconds_each
+    return f"about {duration(seconds)}, {size(max(training.bytes, sampling.bytes))}"
+
+
+def bound_step(at: speed.Speed) -> str:
+    """What a training step of MAX_VALUES_PER_PASS Values takes here: '2.05 GB and 11 s to 17 s'."""
     values = MAX_VALUES_PER_PASS
-    fastest, slowest = (values * rate for rate in (limits.SECONDS_PER_VALUE, limits.SECONDS_PER_ATTENTION_VALUE))
-    memory = limits.size(values * limits.BYTES_PER_VALUE)
-    return f"{memory} and {limits.duration(fastest)} to {limits.duration(slowest)}"
+    rates = at.rates(values)
+    fastest, slowest = (values * rate for rate in (rates.train, rates.train_attention))
+    return f"{size(values * limits.BYTES_PER_VALUE)} and {duration(fastest)} to {duration(slowest)}"
 
 
-OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file or a writable regular file,
-which is replaced atomically and keeps its permissions; a symbolic link, a directory, a device, a FIFO
-and the data file itself are refused before training starts."""
+OUT_HELP = f"""checkpoint to write (default: {DEFAULT_OUT}). It must be a new file, or a microgpt checkpoint
+(or an empty file), which is replaced atomically and keeps its permissions; any other file, a symbolic
+link, a directory, a device, a FIFO, the data file itself and a path whose parent is not a directory
+are refused before training starts, as is a checkpoint too large for the room where it goes."""
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, except that a usage error is one `microgpt: error:` line like every other error, and
-    that --help goes out as every line microgpt prints does (a stdout that cannot take it is an error)."""
+    """argparse, except that a usage error is one `microgpt: error:` line like every other error, that
+    --help goes out as every line microgpt prints does (a stdout that cannot take it is an error), and
+    that the help's end is made only when the help is shown (it measures this machine's speed)."""
+
+    def __init__(self, *args: Any, later_epilog: Callable[[], str] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.later_epilog = later_epilog
+
+    def format_help(self) -> str:
+        if self.later_epilog is not None:
+            self.epilog, self.later_epilog = self.later_epilog(), None
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         raise InputError(f"{message} (see: {self.prog} --help)")
@@ -148,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="microgpt",
         description="A small pure-Python GPT.",
-        epilog=epilog(),
+        later_epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=Version, help="show the version and exit")
@@ -161,18 +212,34 @@ def build_parser() -> argparse.ArgumentParser:
         f"A model has at most {MAX_PARAMETERS:,} parameters, and a step builds at most "
         f"{MAX_VALUES_PER_PASS:,} Values (see: microgpt --help).",
     )
-    t.add_argument("--steps", type=int, default=1000, help="training steps (default: 1000)")
+    t.add_argument(
+        "--steps",
+        type=whole_number(f"a whole number from 1 to {MAX_STEPS:,}"),
+        default=1000,
+        help=f"training steps, 1 to {MAX_STEPS:,} (default: 1000)",
+    )
     t.add_argument(
         "--data",
         type=str,
         help=f"UTF-8 text, one document per line, {MAX_DATA_BYTES // 2**20} MiB at most (default: shipped names)",
     )
-    t.add_argument("--seed", type=int, default=42, help="seed for the shuffle and the initial weights (default: 42)")
+    t.add_argument(
+        "--seed",
+        type=whole_number(SEEDS),
+        default=42,
+        help="seed for the shuffle and the initial weights (default: 42)",
+    )
     t.add_argument("--out", type=str, default=DEFAULT_OUT, help=OUT_HELP)
-    t.add_argument("--lr", type=float, default=0.01, help="Adam learning rate, decayed linearly to 0 (default: 0.01)")
+    t.add_argument(
+        "--lr",
+        type=decimal_number("a positive number", "0.01"),
+        default=0.01,
+        help="Adam learning rate, decayed linearly to 0 (default: 0.01)",
+    )
     for field in shape_fields():
         flag, default = flag_of(field.name), field.default
-        t.add_argument(flag, type=int, default=default, help=f"{SHAPE_HELP[field.name]} (default: {default})")
+        kind = whole_number("a positive whole number")
+        t.add_argument(flag, type=kind, default=default, help=f"{SHAPE_HELP[field.name]} (default: {default})")
 
     s = commands.add_parser(
         "sample",
@@ -182,33 +249,37 @@ def build_parser() -> argparse.ArgumentParser:
         "escapes such as \\x1b.",
     )
     s.add_argument("--ckpt", type=str, required=True, help="checkpoint written by `microgpt train`")
-    s.add_argument("-n", type=int, default=20, help="how many samples (default: 20)")
+    samples = f"a whole number from 0 to {MAX_SAMPLES:,}"
+    s.add_argument(
+        "-n", type=whole_number(samples), default=20, help=f"how many samples, 0 to {MAX_SAMPLES:,} (default: 20)"
+    )
     s.add_argument(
         "--temperature",
-        type=float,
+        type=decimal_number("a positive number", "0.5"),
         default=0.5,
         help="a positive number: < 1 sharpens, > 1 flattens (default: 0.5)",
     )
-    s.add_argument("--seed", type=int, default=42, help="seed for sampling (default: 42)")
+    s.add_argument("--seed", type=whole_number(SEEDS), default=42, help="seed for sampling (default: 42)")
     return parser
-
-
-def run() -> NoReturn:
-    """The `microgpt` command and `python -m microgpt`: main(), then exit as its status says.
-
-    From here to the exit a stop signal raises Stopped (never KeyboardInterrupt's traceback);
-    microgpt/__main__.py guards the moments before.
-    """
-    try:
-        with stop_at_once():
-            status = main()
-    except (Stopped, KeyboardInterrupt) as e:  # in the instants between main()'s handling and run()'s
-        status = stopped(e)
-    exit_with(status)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    try:
+        return run_command(argv)
+    except MemoryError:  # the bounds leave room for the run, but the machine's memory may go to others meanwhile
+        pass  # leaving this block lets go of the traceback, and with it of what filled the memory
+    note(f"microgpt: error: {out_of_memory()}")
+    return EXIT_USAGE
+
+
+def out_of_memory() -> str:
+    room = machine.memory_room()
+    return "out of memory" + ("" if room is None else f" ({room.cause} leaves this process {size(room.bytes)} now)")
+
+
+def run_command(argv: list[str] | None) -> int:
+    """main(), but for running out of memory."""
     try:
         with stop_at_once():  # until training starts, Ctrl-C or SIGTERM simply stops (nothing to save yet)
             args = build_parser().parse_args(argv)
@@ -235,15 +306,12 @@ def main(argv: list[str] | None = None) -> int:
         where = f": {e.filename}" if e.filename else ""
         note(f"microgpt: error: {e.strerror or e}{where}")
         return EXIT_USAGE
-    except MemoryError:
-        note("microgpt: error: out of memory")
-        return EXIT_USAGE
 
 
 def stopped(e: BaseException) -> int:
     """Say which stop signal ended the run where nothing was left to save; return its exit status."""
     signum = e.signum if isinstance(e, Stopped) else STOP_SIGNALS[0]  # KeyboardInterrupt: SIGINT
-    note(f"microgpt: stopped by {signal_name(signum)}")
+    note(stopped_line(signum))
     return exit_status(signum)
 
 
@@ -253,25 +321,31 @@ def cmd_demo() -> int:
     config = GPTConfig(tokenizer.vocab_size)
     check_config(config)  # the default shape on the shipped names: checked all the same, as train does
     check_fits(docs, config.block_size)
+    longest = max(map(len, docs)) + 1
+    check_memory(config, longest, "training the default model", training=True, fixed=True)
+    training, sampling = limits.training_run(config, docs, DEMO_STEPS), limits.sampling_run(config, DEMO_SAMPLES)
+    seconds = DEMO_STEPS * training.seconds_each + DEMO_SAMPLES * sampling.seconds_each
+    memory = max(training.bytes, sampling.bytes)
+    say_estimate(f"{DEMO_STEPS} steps on the shipped names, then {DEMO_SAMPLES} samples", duration(seconds), memory)
     model = Model.init(config)
     progress = ProgressLine(sys.stderr, DEMO_STEPS)
     with stop_when_safe(acknowledge(progress, "then sampling from what was trained")) as stop:
         done = fit(model, tokenizer, docs, DEMO_STEPS, 0.01, stop, progress)
     if stop.signum is not None:
-        note(f"{signal_name(stop.signum)} at step {done}; sampling from what was trained so far")
-    note(f"{DEMO_SAMPLES} samples at temperature 0.5:")
+        note(f"microgpt: {signal_name(stop.signum)} at step {done}; sampling from what was trained so far")
+    note(f"microgpt: {DEMO_SAMPLES} samples at temperature 0.5:")
     print_samples(model, tokenizer, DEMO_SAMPLES, temperature=0.5, seed=42)
     return 0 if stop.signum is None else exit_status(stop.signum)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.steps < 1:
-        raise InputError(f"--steps must be at least 1, got {args.steps}")
+    in_range("--steps", min(args.steps, MAX_STEPS), 1, MAX_STEPS)  # more than MAX_STEPS: below, with what they take
+    in_range("--seed", args.seed, 0, MAX_SEED)
     if not (math.isfinite(args.lr) and args.lr > 0):
         raise InputError(f"--lr must be a positive finite number, got {args.lr}")
     data = args.data if args.data is not None else str(default_data_path())
     try:
-        files.check_output(args.out, {"data file": data})  # now, not after the training
+        checkpoint.check_out(args.out, {"data file": data})  # now, not after the training
     except InputError as e:
         raise InputError(f"--out: {e}") from None
     docs = read_docs(data, seed=args.seed)
@@ -279,6 +353,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = GPTConfig(tokenizer.vocab_size, **{field.name: getattr(args, field.name) for field in shape_fields()})
     check_config(config, name=flag_of)  # the bounds: before anything the model's size is built
     check_fits(docs, config.block_size)
+    longest = max(map(len, docs)) + 1
+    check_memory(config, longest, f"a training step over {longest:,} tokens", training=True, name=flag_of)
+    try:
+        checkpoint.check_room(
+            args.out, config, tokenizer.chars, run_meta(args, data, args.steps), flag_of, {"block_size": longest}
+        )
+    except InputError as e:
+        raise InputError(f"--out: {e}") from None
+    cost = limits.training_run(config, docs, args.steps)  # the first time that needs this machine's speed
+    if args.steps > MAX_STEPS:
+        raise InputError(
+            f"--steps {number(args.steps, ',')} would take {cost.time} of CPU time on this machine "
+            f"({duration(cost.seconds_each)} a step); --steps can be at most {MAX_STEPS:,}"
+        )
+    n = limits.parameter_count(config)
+    what = f"{counted(args.steps, 'step')} of a {n:,}-parameter model on {counted(len(docs), 'document')}"
+    say_estimate(what, cost.time, cost.bytes)
     model = Model.init(config, seed=args.seed)
 
     # From here to the end, Ctrl-C and SIGTERM only ask to stop: the step finishes, the save completes.
@@ -287,42 +378,62 @@ def cmd_train(args: argparse.Namespace) -> int:
     training = acknowledge(progress, "then saving what was trained")
 
     def heard(signum: int) -> None:
-        if not saving:  # one that arrives during the save waits for the file to be in place; the note after says so
+        if saving:  # during the save itself: it is written whole, then the run stops
+            progress.interject(f"microgpt: {signal_name(signum)}: {SAVING_FIRST}")
+        else:
             training(signum)
 
     with stop_when_safe(heard) as stop:
-        done = fit(model, tokenizer, docs, args.steps, args.lr, stop, progress)
-        saving = True
-        meta = {
-            "steps": done,
-            "steps_planned": args.steps,
-            "interrupted": done < args.steps,
-            "seed": args.seed,
-            "lr": args.lr,
-            "data": data,
-            "microgpt_version": __version__,
-        }
-        before_save = stop.signum
-        checkpoint.save(args.out, model, tokenizer, meta)
-        if before_save is not None and done < args.steps:
-            note(f"{signal_name(before_save)} at step {done} of {args.steps}; saved what was trained so far")
-        elif before_save is not None:  # during the last step: the run was complete
-            note(f"{signal_name(before_save)} during the last step; saved the finished run")
-        elif stop.signum is not None:
-            note(f"{signal_name(stop.signum)} arrived during the save; the checkpoint is complete")
         try:
-            say(f"wrote {args.out} ({done} steps); try: python -m microgpt sample --ckpt {shlex.quote(args.out)}")
+            done = fit(model, tokenizer, docs, args.steps, args.lr, stop, progress)
+        except OutOfMemory as e:  # the step that ran out had not updated the model yet (its update allocates little)
+            saving = True
+            checkpoint.save(args.out, model, tokenizer, run_meta(args, data, e.done))
+            saved = f"saved the {counted(e.done, 'step')} before it to {args.out}"
+            raise InputError(f"{out_of_memory()} at step {e.done + 1}; {saved}") from None
+        saving = True
+        before_save = stop.signum
+        checkpoint.save(args.out, model, tokenizer, run_meta(args, data, done))
+        if before_save is not None and done < args.steps:
+            note(f"microgpt: {signal_name(before_save)} at step {done} of {args.steps}; saved what was trained so far")
+        elif before_save is not None:  # during the last step: the run was complete
+            note(f"microgpt: {signal_name(before_save)} during the last step; saved the finished run")
+        elif stop.signum is not None:
+            note(f"microgpt: {signal_name(stop.signum)} arrived during the save; the checkpoint is complete")
+        try:
+            try_it = f"try: python -m microgpt sample --ckpt {shlex.quote(args.out)}"
+            say(f"wrote {args.out} ({counted(done, 'step')}); {try_it}")
         except StdoutFailed as e:  # the work is saved: say so, since the line that would have cannot
             raise StdoutFailed(f"{e} (the checkpoint {args.out} was written)") from None
     return 0 if stop.signum is None else exit_status(stop.signum)
 
 
+def run_meta(args: argparse.Namespace, data: str, done: int) -> dict[str, Any]:
+    """What a checkpoint says about the run that made it."""
+    return {
+        "steps": done,
+        "steps_planned": args.steps,
+        "interrupted": done < args.steps,
+        "seed": args.seed,
+        "lr": args.lr,
+        "data": data,
+        "microgpt_version": __version__,
+    }
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
-    if args.n < 0:
-        raise InputError(f"-n must be 0 or more, got {args.n}")
+    in_range("-n", args.n, 0, MAX_SAMPLES)
+    in_range("--seed", args.seed, 0, MAX_SEED)
     if not (math.isfinite(args.temperature) and args.temperature > 0):
         raise InputError(f"--temperature must be a positive finite number, got {args.temperature}")
-    model, tokenizer, _ = checkpoint.load(args.ckpt)  # its block_size is within the bounds: each sample is
+
+    def room_for(config: GPTConfig) -> None:  # before the checkpoint's weights are built
+        check_memory(config, config.block_size, "sampling from this checkpoint", training=False, fixed=True)
+
+    model, tokenizer, _ = checkpoint.load(args.ckpt, check=room_for)  # its block_size is within the bounds
+    cost = limits.sampling_run(model.config, args.n)
+    what = f"{counted(args.n, 'sample')} of at most {counted(model.config.block_size, 'token')}"
+    say_estimate(what, cost.time, cost.bytes, "at most")
     try:
         print_samples(model, tokenizer, args.n, args.temperature, args.seed)
     except (ArithmeticError, ValueError) as e:
@@ -334,6 +445,19 @@ def cmd_sample(args: argparse.Namespace) -> int:
             f"or the weights in {args.ckpt} too large"
         ) from None
     return 0
+
+
+def in_range(flag: str, value: int, low: int, high: int) -> None:
+    """Refuse a whole number out of its option's range, saying the range."""
+    if not low <= value <= high:
+        shown = number(value, ",") if value >= 0 else f"-{number(-value, ',')}"
+        raise InputError(f"{flag} must be from {low:,} to {high:,}, got {shown}")
+
+
+def say_estimate(what: str, time: str, memory: int, how: str = "about") -> None:
+    """The line every run prints before its first step: what it will do, and what that costs here."""
+    here = speed.current()
+    note(f"microgpt: {what}: {how} {time} of CPU time and {size(memory)} of memory ({here.source})")
 
 
 def print_samples(model: Model, tokenizer: Tokenizer, n: int, temperature: float, seed: int) -> None:
@@ -361,6 +485,14 @@ def acknowledge(progress: ProgressLine, then: str) -> Callable[[int], None]:
     return say_heard
 
 
+class OutOfMemory(Exception):
+    """Memory ran out during a training step, after `done` whole steps."""
+
+    def __init__(self, done: int):
+        super().__init__(done)
+        self.done = done
+
+
 def fit(
     model: Model,
     tokenizer: Tokenizer,
@@ -378,15 +510,20 @@ def fit(
         while not stop:
             try:
                 p = next(run, None)
+            except MemoryError:
+                p = None  # raised below, once this block has let go of the step's graph
             except (ArithmeticError, ValueError) as e:  # ValueError: log(0), a math domain error
                 # a learning rate far too large sends the weights to where exp() overflows or log() meets 0
                 raise InputError(f"training diverged at step {done + 1} ({e}); try a smaller --lr") from None
-            if p is None:
-                break
-            if not math.isfinite(p.loss):
-                raise InputError(f"training diverged at step {p.step} (loss {p.loss}); try a smaller --lr")
-            progress.update(p)
-            done = p.step
+            else:
+                if p is None:
+                    break
+                if not math.isfinite(p.loss):
+                    raise InputError(f"training diverged at step {p.step} (loss {p.loss}); try a smaller --lr")
+                progress.update(p)
+                done = p.step
+                continue
+            raise OutOfMemory(done)
     finally:
         progress.finish()
     return done

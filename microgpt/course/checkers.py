@@ -15,7 +15,7 @@ import copy
 import functools
 import inspect
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
@@ -24,9 +24,6 @@ from microgpt.course.exercises import data, grad
 from microgpt.course.recordings import Recording, another, chapters, longer, second, third, wider
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
-
-if TYPE_CHECKING:
-    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 
 def _values(rows: list[list[float]]) -> list[list[Value]]:

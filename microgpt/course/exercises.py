@@ -3,14 +3,10 @@
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, Vector, attention, linear, rmsnorm, softmax
-
-if TYPE_CHECKING:
-    from microgpt.engine import sum  # sum() of Values is a Value (see engine.py); the builtin runs
 
 
 @dataclass

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from microgpt import __version__
-from microgpt.cli import checkpoint
-from microgpt.cli.errors import InputError
-from microgpt.cli.limits import check_config, check_fits, read_docs
 from microgpt.data import Tokenizer, default_data_path
 from microgpt.model import GPTConfig, Model, gpt, softmax
 from microgpt.optim import Adam
+from microgpt.runtime import checkpoint
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.limits import check_config, check_fits, read_docs
 from microgpt.sample import sample
 from microgpt.train import Progress, cyclic_gc_paused, train
 

@@ -7,11 +7,11 @@ file that the path itself names, so a link can never steer a write onto another 
 import os
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from microgpt.cli.errors import InputError
-from microgpt.cli.stopping import signals_held
+from microgpt.runtime.errors import InputError
+from microgpt.runtime.signals import signals_held
 
 # A short temporary name, whatever the output's name: any name the file system accepts for the
 # output works, and ".microgpt-" + 8 hex digits + ".tmp" (22 bytes) fits every file system.
@@ -89,35 +89,57 @@ def check_output(path: str | Path, inputs: Mapping[str, str | Path] | None = Non
     inputs maps a description ("data file") to a path the run reads, which the output must not be.
     """
     existing = replaceable(path)
-    path = Path(path)
     if existing is not None:
         for what, other in (inputs or {}).items():
             try:
                 same = os.path.samestat(existing, os.stat(other))
-            except OSError:  # an input that is not there is reported when it is read
+            except (OSError, ValueError):  # an input that is not there is reported when it is read
                 continue
             if same:
-                raise InputError(f"{path} is the {what} ({other}); writing it would destroy the input")
+                given = os.fspath(other)
+                raise InputError(f"{os.fspath(path)} is the {what} ({given}); writing it would destroy the input")
     with signals_held():  # the probe must not outlive a Ctrl-C
-        fd, tmp = _create_temp(path.parent)
+        fd, tmp = _create_temp(parent_of(path))
         os.close(fd)
         os.unlink(tmp)
 
 
+def parent_of(path: str | Path) -> str:
+    """The directory the name path is created in, as the system reads the path: never normalised, so that
+    `x/.` or `link/..` means what it means to the system (pathlib would read `x/.` as `x`)."""
+    head = os.path.split(os.fspath(path))[0]
+    return head or os.curdir
+
+
 def replaceable(name: str | Path) -> os.stat_result | None:
-    """The stat of the regular, writable file at name, or None if there is none; refuse anything else."""
-    path = Path(name)
-    if not os.fspath(name):
+    """The stat of the regular, writable file at name, or None if there is none; refuse anything else.
+
+    The path is read as the system reads it, never normalised: `victim.txt/.` is not `victim.txt`.
+    """
+    path = os.fspath(name)
+    if not path:
         raise InputError("the path is empty")
-    if os.fspath(name).endswith(("/", os.sep)) or path.name in ("", ".", ".."):  # Path() drops a final "/"
-        raise InputError(f"{name} names a directory, not a file")
+    parent, last = parent_of(path), os.path.split(path)[1]
+    names_a_directory = last in ("", os.curdir, os.pardir)  # "x/", "x/.", "x/..", "/": never a file's name
+    try:
+        info = os.stat(parent)  # followed: a parent that is a symbolic link to a directory is a directory
+    except FileNotFoundError:
+        if names_a_directory:
+            raise InputError(f"{path} names a directory, not a file") from None
+        raise InputError(f"directory does not exist: {parent}") from None
+    except NotADirectoryError:
+        raise InputError(_not_a_directory(parent)) from None
+    except (OSError, ValueError) as e:  # a name too long, a loop of symbolic links, a NUL, ...
+        raise InputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{parent} is {describe(info.st_mode)}, not a directory, so {path} cannot be a file in it")
+    if names_a_directory:
+        raise InputError(f"{path} names a directory, not a file")
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        if not path.parent.is_dir():
-            raise InputError(f"directory does not exist: {path.parent}") from None
         return None
-    except (OSError, ValueError) as e:  # a name too long for the file system, a parent that is a file, a NUL, ...
+    except (OSError, ValueError) as e:  # a name too long for the file system, a NUL, ...
         raise InputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     if stat.S_ISLNK(info.st_mode):
         raise InputError(
@@ -130,7 +152,7 @@ def replaceable(name: str | Path) -> os.stat_result | None:
         raise InputError(f"{path} is {describe(info.st_mode)}; microgpt writes only regular files")
     if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
         raise InputError(f"{path} is read-only (for you); make it writable or choose another path")
-    if _owned_by_another_in_a_sticky_directory(path, info):
+    if _owned_by_another_in_a_sticky_directory(parent, info):
         raise InputError(
             f"{path} belongs to another user, in a directory where only a file's owner may replace it "
             "(the sticky bit, as on /tmp); choose another path"
@@ -138,40 +160,59 @@ def replaceable(name: str | Path) -> os.stat_result | None:
     return info
 
 
-def _owned_by_another_in_a_sticky_directory(path: Path, info: os.stat_result) -> bool:
-    """Would the final rename over path be refused? The probe file can be made and removed even then."""
+def _not_a_directory(path: str) -> str:
+    """Which part of path, a path the system refused with "Not a directory", is a file: the nearest one up."""
+    head = path
+    while head:
+        up = os.path.split(head)[0]
+        if up == head:
+            break
+        head = up
+        try:
+            info = os.stat(head)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            return f"{head} is {describe(info.st_mode)}, not a directory, so {path} cannot be a file in it"
+    return f"{path} is not a directory: a part of it is a file"
+
+
+def _owned_by_another_in_a_sticky_directory(directory: str, info: os.stat_result) -> bool:
+    """Would the final rename over the file be refused? The probe file can be made and removed even then."""
     if not hasattr(os, "geteuid") or os.geteuid() == 0:  # Windows has no sticky bit; root may replace any file
         return False
-    parent = os.stat(path.parent)
+    parent = os.stat(directory)
     return bool(parent.st_mode & stat.S_ISVTX) and os.geteuid() not in (info.st_uid, parent.st_uid)
 
 
-def write_atomically(path: str | Path, data: bytes) -> None:
+def write_atomically(path: str | Path, data: bytes | Iterable[bytes]) -> None:
     """Replace path with data all at once: a reader sees the old file or the new one, never a mix.
 
-    An existing file keeps its permission bits (and, where allowed, its owner and group); a new
-    one gets the usual 0o666 less the umask. Stop signals wait until the write is done, and the
-    temporary file is gone when this returns or raises.
+    data is the bytes, or pieces of them, written as they come (a large checkpoint is made as it is
+    written). An existing file keeps its permission bits (and, where allowed, its owner and group); a
+    new one gets the usual 0o666 less the umask. Signals wait until the write is done (see
+    signals.signals_held), and the temporary file is gone when this returns or raises.
     """
     with signals_held():
         existing = replaceable(path)  # checked again: the path may have changed since check_output
-        path = Path(path)
-        fd, tmp = _create_temp(path.parent)
+        target, directory = os.fspath(path), parent_of(path)
+        fd, tmp = _create_temp(directory)
         try:
             with open(fd, "wb", closefd=True) as f:
                 if existing is not None:
                     _keep_owner_and_mode(fd, existing)
-                f.write(data)
+                for piece in [data] if isinstance(data, bytes) else data:
+                    f.write(piece)
                 f.flush()
                 os.fsync(fd)  # the bytes are on disk before the name points at them
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
             os.unlink(tmp)
             raise
-        _sync_directory(path.parent)
+        _sync_directory(directory)
 
 
-def _create_temp(directory: Path) -> tuple[int, str]:
+def _create_temp(directory: str) -> tuple[int, str]:
     """A new, empty, uniquely named file in directory (the rename only replaces within one file system)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     while True:
@@ -196,7 +237,7 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
         os.fchmod(fd, stat.S_IMODE(old.st_mode) & PERMISSION_BITS)
 
 
-def _sync_directory(directory: Path) -> None:
+def _sync_directory(directory: str) -> None:
     """Make the rename itself durable (POSIX); where a directory cannot be opened, the rename is all we can do."""
     try:
         fd = os.open(directory, os.O_RDONLY)
