@@ -13,7 +13,8 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # The package and its tests run on Python 3.11+ (with torch, whose CPU wheel these machines hold for 3.11);
 # the site's build needs 3.12+ (mkdocs-jupyter 0.27), so it has a venv of its own, made with the Python
-# scripts/site-python finds (python3.13, python3.12 on PATH, then pyenv's). SITE_PYTHON=... names another.
+# scripts/site-python finds (python3.13, python3.12, then newer ones and python3 on PATH, then pyenv's).
+# SITE_PYTHON=... names another.
 SITE_PYTHON ?= $(shell sh scripts/site-python)
 SITE_VENV ?= .venv-site
 SITE_BIN  := $(SITE_VENV)/bin
