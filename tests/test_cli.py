@@ -259,7 +259,8 @@ def test_readme_says_where_the_speed_is_kept(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert speed.cache_dir() == tmp_path / ".cache" / "microgpt"
-    assert f"`~/.cache/microgpt/{speed.FILE_NAME}` on Linux, or under `$XDG_CACHE_HOME` if that is set" in readme
+    assert f"They are kept in `{speed.FILE_NAME}`" in readme
+    assert "`~/.cache/microgpt/` on Linux, or `$XDG_CACHE_HOME/microgpt/` if that is set to an absolute path" in readme
     assert speed.MEASUREMENTS == 5 and "The first five runs on a machine measure it once each" in readme
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert speed.cache_dir() == tmp_path / "xdg" / "microgpt"
