@@ -1,7 +1,7 @@
 """`pytest --codeblocks`: run every Python block of the Markdown pages as the site shows it.
 
 Loaded by the root conftest.py only when --codeblocks is given. Pages are read by
-docs/hooks/mdblocks.py, the reader the site build uses, so a block is run exactly when the site
+tools/mgsite/mgsite/blocks.py, the reader the site build uses, so a block is run exactly when the site
 shows it as a runnable block; a page with a problem (an unknown marker, a ```Python fence, a
 snippet marker in prose, ...: tests/page_rules.py) fails to collect, with the page and line.
 
@@ -31,9 +31,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import mdblocks
 import page_rules
 import pytest
+from mgsite import blocks as mdblocks
 from sitecheck import reader
 
 # What the fresh interpreter runs: argv = [name of the chain, modules the chain needs, folders to borrow

@@ -1,4 +1,4 @@
-"""The rules a Markdown page of the site follows, beyond what docs/hooks/mdblocks.py needs to read it.
+"""The rules a Markdown page of the site follows, beyond what tools/mgsite/mgsite/blocks.py needs to read it.
 
 Each rule keeps a block from being shown and not run, run and not shown, or run differently in the
 tests, on the site and in the reader's browser. `check()` gives every problem of a page as
@@ -13,7 +13,7 @@ import ast
 import re
 from pathlib import Path
 
-import mdblocks
+from mgsite import blocks as mdblocks
 
 LANGUAGES = {"python", "text", "console", "json", "yaml", "toml", "html", "css", "javascript", "latex", "diff"}
 ALLOWED_MARKERS = {"python": {"cont", "needs", "highlight"}, "text": {"expected-output"}}

@@ -5,10 +5,9 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-import mdblocks
 import pytest
+from mgsite import blocks as mdblocks
 from pytest_codeblocks import extract_from_file
 from sitecheck import ROOT, markdown_pages
 
@@ -22,7 +21,7 @@ def project(tmp_path):
         shutil.copy(ROOT / name, tmp_path / name)
     # every helper module of tests/ (not the tests themselves), so that a copied test finds what it imports
     helpers = [p.relative_to(ROOT) for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")]
-    for name in (*helpers, Path("docs/hooks/mdblocks.py")):
+    for name in helpers:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "microgpt", tmp_path / "microgpt")

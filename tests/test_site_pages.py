@@ -1,5 +1,5 @@
 """Every way a page could show a Python block that is not run (or run one it does not show) is refused,
-with the page and line. These read pages with docs/hooks/mdblocks.py, the reader the build hook and
+with the page and line. These read pages with tools/mgsite/mgsite/blocks.py, the reader the build hook and
 `pytest --codeblocks` share, and hold them to tests/page_rules.py; they need nothing beyond the
 standard library."""
 
@@ -7,9 +7,9 @@ import re
 import textwrap
 from pathlib import Path
 
-import mdblocks
 import page_rules
 import pytest
+from mgsite import blocks as mdblocks
 from sitecheck import ROOT, markdown_pages
 
 

@@ -1,12 +1,11 @@
 """The traces embedded in the site agree with the engine they were recorded from.
 
 The recorder is microgpt.course.trace: the build draws the site's graphs from it, and the browser's Python
-imports it from the wheel the site serves. The build hook (docs/hooks/traces.py) is tested here too.
+imports it from the wheel the site serves. The build's graphs (tools/mgsite/mgsite/graphs.py) are tested here too.
 """
 
 import ast
 import html
-import importlib.util
 import itertools
 import json
 import math
@@ -20,15 +19,8 @@ from microgpt.course import trace as T
 from microgpt.course.diagrams import fmt, sig3
 from microgpt.engine import Value
 
-HOOKS = Path(__file__).resolve().parent.parent / "docs" / "hooks"
+ROOT = Path(__file__).resolve().parent.parent
 RECORDER = Path(T.__file__)
-
-
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HOOKS / file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 NAMES = list(T.PRESETS)
@@ -259,12 +251,11 @@ def test_unknown_preset_names_the_choices():
 
 
 def _hook():
-    pytest.importorskip("mkdocs")
-    sys.path.insert(0, str(HOOKS))  # as mkdocs does while it loads a hook
-    try:
-        return _load("traces_hook", "traces.py")
-    finally:
-        sys.path.remove(str(HOOKS))
+    """mgsite/graphs.py, the site extension's graphs and self-checks (it needs the docs toolchain)."""
+    pytest.importorskip("markdown")
+    from mgsite import graphs
+
+    return graphs
 
 
 @pytest.mark.parametrize(
@@ -289,7 +280,9 @@ OPTIONS = "1. d, a, b, c\n2. d, b, c, a\n\n"
 def render_checks(markdown_text: str) -> str:
     """A page's Markdown as the site converts its self-checks: md_in_html, math, then the hook's forms."""
     markdown = pytest.importorskip("markdown")
-    extensions = ["md_in_html", "pymdownx.arithmatex", _hook().Checks()]
+    from mgsite.extension import SiteExtension
+
+    extensions = ["md_in_html", "pymdownx.arithmatex", SiteExtension(root=str(ROOT))]
     return markdown.markdown(
         markdown_text, extensions=extensions, extension_configs={"pymdownx.arithmatex": {"generic": True}}
     )
@@ -328,18 +321,18 @@ def test_authored_choice_check_gets_one_radio_per_option():
     ],
 )
 def test_malformed_self_check_fails_the_build(attrs, options, message):
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
-    with pytest.raises(PluginError, match=message):
+    with pytest.raises(PageError, match=message):
         render_checks(CHECK.format(attrs=attrs, options=options))
 
 
 def test_self_check_without_hint_or_explanation_fails_the_build():
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
-    with pytest.raises(PluginError, match="check-hint"):
+    with pytest.raises(PageError, match="check-hint"):
         render_checks('<div class="autograd-check" data-answer="6" markdown>\nWhat is it?\n</div>')
-    with pytest.raises(PluginError, match="question is missing"):
+    with pytest.raises(PageError, match="question is missing"):
         render_checks(
             CHECK.format(attrs='data-answer="6"', options="").replace(
                 "**Predict first.** With $a = 3$, what is it?", ""
@@ -348,7 +341,7 @@ def test_self_check_without_hint_or_explanation_fails_the_build():
 
 
 def test_hook_refuses_unknown_markers():
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
     hook = _hook()
     for kind, attrs in [
@@ -357,7 +350,7 @@ def test_hook_refuses_unknown_markers():
         ("diagram", {"diagram": "nope"}),
         ("gadget", {}),
     ]:
-        with pytest.raises(PluginError):
+        with pytest.raises(PageError):
             hook.render(kind, attrs)
 
 
