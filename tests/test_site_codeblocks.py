@@ -64,12 +64,14 @@ def test_every_page_is_read_as_pytest_codeblocks_reads_it():
     """The markers mean what pytest-codeblocks says they mean: its own reader finds the chains of every page
     starting on the same lines, needing the same module, checked against the same output. (The code differs
     where it must: an embed's code is the file's own lines, and pytest-codeblocks 0.18 drops the blank lines
-    of a block that is indented, in a tab or an admonition.)"""
+    of a block that is indented, in a tab or an admonition.) Its reader finds the fences with attributes too,
+    with the language as the first word of their syntax."""
     compared = 0
     for page in markdown_pages():
         chains = mdblocks.parse(page.read_text(encoding="utf-8"), str(page), ROOT).chains()
         ours = [(c[0].line, c[0].needs, c[-1].expected.code if c[-1].expected else None) for c in chains]
-        blocks = [b for b in extract_from_file(page) if b.syntax == "python"]
+        # a fence with attributes (```python {mg-highlight="..."}) has the syntax 'python {...}' there
+        blocks = [b for b in extract_from_file(page) if (b.syntax or "").split("{")[0].strip() == "python"]
         assert ours == [(b.lineno, b.importorskip, b.expected_output) for b in blocks], page
         compared += len(ours)
     assert compared > 50

@@ -9,7 +9,7 @@ the built page shows exactly the blocks that were read. Then, in the in-memory M
   data-mg-cont="cont", data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
 - an embed (--8<-- "microgpt/file.py:NAME", a definition found by name) becomes the same snippet by
   line numbers (--8<-- "microgpt/file.py:A:B"), with the title "file — lines A–B", a gutter starting
-  at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
+  at A, and the statement its fence's mg-highlight="TEXT" names highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do; a block that needs
   a package the in-browser Python lacks (blocks.NEEDS) also gets a sentence saying why it has no Run
   button and how to run it (the one place those words and the packages' names are written);
