@@ -268,17 +268,22 @@ def test_plain_decimal_parsing_is_strict(text, want):
     assert _hook().parse_decimal(text) == want
 
 
-CHECK = """<div class="autograd-check" {attrs} markdown>
+CHECK = """//// check | {attrs}
 **Predict first.** With $a = 3$, what is it?
 
-{options}<div class="check-hint" markdown>Look at `a`.</div>
-<div class="check-explain" markdown>Two paths each carry 3: 6.</div>
-</div>"""
+{options}/// hint
+Look at `a`.
+///
+
+/// explain
+Two paths each carry 3: 6.
+///
+////"""
 OPTIONS = "1. d, a, b, c\n2. d, b, c, a\n\n"
 
 
 def render_checks(markdown_text: str) -> str:
-    """A page's Markdown as the site converts its self-checks: md_in_html, math, then the hook's forms."""
+    """A page's Markdown as the site converts its self-checks: its blocks, math, then the extension's forms."""
     markdown = pytest.importorskip("markdown")
     from mgsite.extension import SiteExtension
 
@@ -289,7 +294,7 @@ def render_checks(markdown_text: str) -> str:
 
 
 def test_authored_number_check_becomes_a_form_with_its_parts():
-    out = render_checks("before\n\n" + CHECK.format(attrs='data-answer="6"', options="") + "\n\nafter")
+    out = render_checks("before\n\n" + CHECK.format(attrs="answer=6", options="") + "\n\nafter")
     assert out.startswith("<p>before</p>\n<form") and out.endswith("</form>\n<p>after</p>")
     assert 'data-answer="6"' in out and 'data-tolerance="6.000000000000001e-09"' in out
     assert '<span class="arithmatex">' in out and "<code>a</code>" in out
@@ -300,7 +305,7 @@ def test_authored_number_check_becomes_a_form_with_its_parts():
 
 
 def test_authored_choice_check_gets_one_radio_per_option():
-    out = render_checks(CHECK.format(attrs='data-choice="2"', options=OPTIONS))
+    out = render_checks(CHECK.format(attrs="choice=2", options=OPTIONS))
     assert 'data-choice="2"' in out and "<ol>" not in out
     assert re.findall(r'<input name="[^"]+" type="radio" value="(\d)"', out) == ["1", "2"]
     assert "d, b, c, a</span>" in out
@@ -309,35 +314,77 @@ def test_authored_choice_check_gets_one_radio_per_option():
 @pytest.mark.parametrize(
     ("attrs", "options", "message"),
     [
-        ("", "", "exactly one of data-answer"),
-        ('data-question="fab-a"', "", "exactly one of data-answer"),  # the older keyed form is gone
-        ('data-answer="6" data-choice="1"', OPTIONS, "exactly one of data-answer"),
-        ('data-answer="0x0A"', "", "not a plain decimal"),
-        ('data-answer="1e1"', "", "not a plain decimal"),
-        ('data-answer="6" data-tolerance="a bit"', "", "data-tolerance"),
-        ('data-choice="3"', OPTIONS, "1 to 2"),
-        ('data-choice="0"', OPTIONS, "1 to 2"),
-        ('data-choice="2"', "", "ordered list"),
+        ("", "", "write answer=NUMBER"),
+        ("question=fab-a", "", "write answer=NUMBER"),  # the older keyed form is gone
+        ("answer=6 choice=1", OPTIONS, "exactly one of answer=NUMBER or choice=N"),
+        ("answer=6 answer", "", "write answer=NUMBER"),
+        ("answer=0x0A", "", "not a plain decimal"),
+        ("answer=1e1", "", "not a plain decimal"),
+        ("answer=6 tolerance=a-bit", "", "tolerance=a-bit"),
+        ("choice=3", OPTIONS, "1 to 2"),
+        ("choice=0", OPTIONS, "1 to 2"),
+        ("choice=2", "", "ordered list"),
     ],
 )
 def test_malformed_self_check_fails_the_build(attrs, options, message):
     from mgsite.errors import PageError
 
     with pytest.raises(PageError, match=message):
-        render_checks(CHECK.format(attrs=attrs, options=options))
+        render_checks(CHECK.format(attrs=attrs, options=options).replace("check | \n", "check\n"))
 
 
 def test_self_check_without_hint_or_explanation_fails_the_build():
     from mgsite.errors import PageError
 
-    with pytest.raises(PageError, match="check-hint"):
-        render_checks('<div class="autograd-check" data-answer="6" markdown>\nWhat is it?\n</div>')
+    with pytest.raises(PageError, match="/// hint and /// explain"):
+        render_checks("//// check | answer=6\nWhat is it?\n////")
     with pytest.raises(PageError, match="question is missing"):
         render_checks(
-            CHECK.format(attrs='data-answer="6"', options="").replace(
-                "**Predict first.** With $a = 3$, what is it?", ""
-            )
+            CHECK.format(attrs="answer=6", options="").replace("**Predict first.** With $a = 3$, what is it?", "")
         )
+    with pytest.raises(PageError, match="only inside a //// check"):
+        render_checks("/// hint\nLook at `a`.\n///")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<div class="autograd-widget" data-preset="relu"></div>',
+        '<div class="autograd-check" data-answer="6" markdown>\nWhat?\n</div>',
+        "{{ train_widget }}",
+    ],
+)
+def test_the_former_html_markers_fail_the_build_and_name_the_block(text):
+    from mgsite.errors import PageError
+
+    with pytest.raises(PageError, match="write it as a block"):
+        render_checks(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("/// widget | nope\n///", "/// widget: unknown preset 'nope'"),
+        ("/// playground | neuron\n///", "/// playground: unknown preset 'neuron'"),
+        ("/// diagram | nope\n///", "/// diagram: unknown diagram 'nope'"),
+        ("/// widget\n///", "not a block this site reads"),  # no preset
+        ("/// gadget | relu\n///", "not a block this site reads"),
+        ("/// train | now\n///", "not a block this site reads"),
+        ("/// widget | relu\nsome text\n///", "holds nothing"),
+    ],
+)
+def test_a_block_the_site_cannot_make_fails_the_build(text, message):
+    from mgsite.errors import PageError
+
+    with pytest.raises(PageError, match=re.escape(message)):
+        render_checks(text)
+
+
+def test_the_blocks_make_the_graphs_html_as_a_raw_block_would():
+    hook = _hook()
+    for block, kind, key, name in [("widget", "widget", "preset", "relu"), ("diagram", "diagram", "diagram", "shared")]:
+        out = render_checks(f"before\n\n/// {block} | {name}\n///\n\nafter")
+        assert out == f"<p>before</p>\n{hook.render(kind, {key: name})}\n\n<p>after</p>"
 
 
 def test_hook_refuses_unknown_markers():

@@ -43,6 +43,9 @@ INFO = re.compile(r"^(?P<lang>[^\s{]*)\s*(?:\{(?P<attrs>.*)\})?$")
 ATTRIBUTE = re.compile(r'\s*(?P<key>[A-Za-z_][\w-]*)="(?P<value>[^"]*)"')
 ATTRIBUTES = {"mg-highlight"}  # the attributes the site knows; blocks of other extensions take none
 LOOKS_LIKE_MARKER = re.compile(r"<!--.*(pytest|mg:)", re.IGNORECASE)
+# a line of pymdownx.blocks' syntax (`/// widget | relu`, `//// check | answer=6`, a closing `///`):
+# markup, not prose, as an HTML tag is (mgsite/shortcodes.py reads them)
+BLOCK_LINE = re.compile(r"^ {0,3}/{3,}(?:[ ]*[\w-]+[ ]*(?:\|.*)?)?$")
 # a definition by its qualified name, or a run of them ("microgpt/engine.py:Value.__pow__..Value.tanh"),
 # or one statement of a definition, named by text of its first line ("...:Value.backward:for v in")
 EMBED = re.compile(
@@ -197,7 +200,7 @@ class Page:
     lines: list[str]
     front_matter: int  # number of lines the front matter takes (0 if none)
     fences: list[Fence]
-    prose: list[tuple[int, str]]  # (line, text) of lines outside fences, comments and front matter
+    prose: list[tuple[int, str]]  # (line, text) of lines outside fences, comments, block lines and front matter
     problems: list[str]
 
     @property
@@ -262,7 +265,7 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
             if pending:
                 say(pending[0].line, "a marker must stand right above its fence (only blank lines between)")
                 pending = []
-            if not stripped.startswith("<!--"):
+            if not stripped.startswith("<!--") and not BLOCK_LINE.match(line.rstrip()):
                 prose.append((n, line))
         i += 1
     if comment_from:

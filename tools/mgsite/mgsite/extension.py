@@ -11,8 +11,11 @@ passes between pages but the Temml process and its cache of typeset formulas (fo
 
 - `PageSource` (a preprocessor, before pymdownx.snippets): finds the page (pages.py); on a page,
   gives every block its attributes and labels and each embed its true lines (runnable.py); then
-  fills in the placeholders (placeholders.py) and puts each graph's HTML for its marker (graphs.py).
-- `CheckForms` (a tree processor, after md_in_html and the inline patterns): the self-checks' forms.
+  fills in {{ install_command }} (placeholders.py).
+- the page's blocks (`/// widget | relu`, `//// check | answer=6`, ...: shortcodes.py), registered
+  with pymdownx.blocks as its documented BlocksExtension does: graphs, diagrams, the Train widget,
+  self-checks with their hints and explanations.
+- `CheckForms` (a tree processor, after the inline patterns): the self-checks' forms (graphs.py).
 - `TypesetMath` (a tree processor, after arithmatex, before the table of contents): the formulas.
 
 An error names the page and line (`docs/page.md:12: ...`) and fails the build.
@@ -23,16 +26,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from markdown import Extension, Markdown
+from markdown import Markdown
 from markdown.preprocessors import Preprocessor
+from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
-from mgsite import graphs, pages, placeholders, runnable
+from mgsite import graphs, pages, placeholders, runnable, shortcodes
 from mgsite.formulas import TypesetMath
 from mgsite.pages import Source
 
 
 class PageSource(Preprocessor):
-    """The Markdown a page's later steps see: its blocks marked, embeds by line, placeholders and graphs filled in."""
+    """The Markdown a page's later steps see: its blocks marked, embeds by line, the install command filled in."""
 
     def __init__(self, md: Markdown, extension: SiteExtension) -> None:
         super().__init__(md)
@@ -46,11 +50,11 @@ class PageSource(Preprocessor):
         self.source = pages.find(self.md, markdown, root, docs_dir)
         if self.source is not None:
             markdown = runnable.rewrite(self.source, markdown, root)
-        markdown = placeholders.fill(markdown, self.extension.getConfig("site_url"), root / docs_dir / "dist")
-        return graphs.expand(markdown, self.source).split("\n")
+        shortcodes.refuse_former(markdown, lambda: self.source)
+        return placeholders.fill(markdown, self.extension.getConfig("site_url"), root / docs_dir / "dist").split("\n")
 
 
-class SiteExtension(Extension):
+class SiteExtension(BlocksExtension):
     def __init__(self, **kwargs: Any) -> None:
         self.config = {
             "root": [".", "the repository: where docs/, microgpt/ and node_modules/ are"],
@@ -64,10 +68,13 @@ class SiteExtension(Extension):
     def root(self) -> Path:
         return Path(self.getConfig("root")).resolve()
 
-    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802  (Python-Markdown's name)
+    def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:  # noqa: N802  (pymdownx's name)
         source = PageSource(md, self)
         # before pymdownx.snippets (32), which then embeds the lines by number; before normalize_whitespace (30)
         md.preprocessors.register(source, "mgsite-page", 35)
+        for block in shortcodes.BLOCKS:
+            block_mgr.register(block, {"page": lambda: source.source})
+        md.treeprocessors.register(shortcodes.Unread(md, lambda: source.source), "mgsite-unread", 16)
         # after the inline patterns (20: arithmatex finds inline formulas there), before the table of
         # contents (5), so that a heading's formula is typeset there too; the checks' forms first
         md.treeprocessors.register(graphs.CheckForms(md, lambda: source.source), "mgsite-checks", 15)

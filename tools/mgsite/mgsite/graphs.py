@@ -1,9 +1,9 @@
 """The interactive graphs, diagrams and self-checks: every number comes from microgpt.course.trace.
 
-CONTRIBUTING.md shows how a page asks for them. `expand` replaces a graph's marker by one
-line of HTML: the widget with its traces embedded as JSON (docs/javascripts/widgets/ draws them) or
-the diagram's complete SVG (drawn by microgpt/course/diagrams.py) with its legend. A Markdown tree
-processor (`CheckForms`) turns each self-check, once md_in_html has parsed it, into its form.
+A page asks for them with blocks (shortcodes.py; CONTRIBUTING.md shows how). `render` makes a graph's
+one piece of HTML: the widget with its traces embedded as JSON (docs/javascripts/widgets/ draws them)
+or the diagram's complete SVG (drawn by microgpt/course/diagrams.py) with its legend. A Markdown tree
+processor (`CheckForms`) turns each self-check, once its Markdown is parsed, into its form.
 Anything unknown or malformed fails the build.
 """
 
@@ -23,10 +23,6 @@ from mgsite.pages import Source
 from microgpt.course import trace as T
 from microgpt.course.diagrams import DIAGRAMS, layout
 
-MARKER = re.compile(
-    r'<div class="autograd-(?P<kind>widget|playground|diagram)"(?P<attrs>(?:\s+data-[a-z-]+="[^"]*")*)\s*>\s*</div>'
-)
-ATTR = re.compile(r'(?P<k>[a-z-]+)="(?P<v>[^"]*)"')
 # A number as a reader or an author writes it: digits, an optional point, an optional - or − sign.
 # docs/javascripts/widgets/format.js parses with the same pattern (tests/test_browser_widgets.py).
 PLAIN_DECIMAL = re.compile(r"[-−]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")  # [0-9]: in Python \d is any Unicode digit
@@ -93,11 +89,11 @@ def check_form(el: Element, uid: str, page: str) -> None:
     hint = next((c for c in el if c.get("class") == "check-hint"), None)
     explain = next((c for c in el if c.get("class") == "check-explain"), None)
     ol = next((c for c in el if c.tag == "ol"), None) if "data-choice" in attrs else None
-    what = f"{page}: autograd-check {''.join(el.itertext()).strip()[:60]!r}"
+    what = f"{page}: check {''.join(el.itertext()).strip()[:60]!r}"
     if ("data-answer" in attrs) == ("data-choice" in attrs):
-        raise PageError(f"{what}: give exactly one of data-answer (a number) or data-choice (the right option)")
+        raise PageError(f"{what}: give exactly one of answer=NUMBER or choice=N (the right option)")
     if hint is None or explain is None:
-        raise PageError(f'{what}: add <div class="check-hint" markdown>…</div> and <div class="check-explain" …>')
+        raise PageError(f"{what}: add its /// hint and /// explain blocks inside it")
     for part in (hint, explain, ol):
         if part is not None:
             el.remove(part)
@@ -107,18 +103,18 @@ def check_form(el: Element, uid: str, page: str) -> None:
     if "data-choice" in attrs:
         choice = attrs["data-choice"]
         if not options:
-            raise PageError(f'{what}: data-choice needs an ordered list ("1. …") of the options')
+            raise PageError(f'{what}: choice= needs an ordered list ("1. …") of the options')
         if not re.fullmatch(r"[1-9][0-9]*", choice) or int(choice) > len(options):
-            raise PageError(f"{what}: data-choice={choice!r} must be an option's number, 1 to {len(options)}")
+            raise PageError(f"{what}: choice={choice} must be an option's number, 1 to {len(options)}")
         kind = {"data-choice": choice}
         items = "".join(OPTION.format(uid=uid, k=k) for k in range(1, len(options) + 1))
         answer = CHOICES.format(uid=uid, options=items)
     else:
         number, tolerance = parse_decimal(attrs["data-answer"]), attrs.get("data-tolerance")
         if number is None:
-            raise PageError(f"{what}: data-answer={attrs['data-answer']!r} is not a plain decimal such as 6 or -1.5")
+            raise PageError(f"{what}: answer={attrs['data-answer']} is not a plain decimal such as 6 or -1.5")
         if tolerance is not None and (parse_decimal(tolerance) is None or tolerance.strip()[0] in "-−"):
-            raise PageError(f"{what}: data-tolerance={tolerance!r} is not a plain non-negative decimal number")
+            raise PageError(f"{what}: tolerance={tolerance} is not a plain non-negative decimal number")
         kind = {"data-answer": attrs["data-answer"], "data-tolerance": tolerance or repr(1e-9 * max(1, abs(number)))}
         answer = NUMBER.format(uid=uid)
     form = fromstring(FORM.format(uid=uid, answer=answer))
@@ -156,7 +152,7 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         name = attrs.get("preset", "fab" if kind == "widget" else "diamond")
         choices = [n for n, p in T.PRESETS.items() if kind == "widget" or p[2]]  # playground: few enough orders
         if name not in choices:
-            raise PageError(f"autograd-{kind}: unknown preset {name!r}; choose from {', '.join(choices)}")
+            raise PageError(f"unknown preset {name!r}; choose from {', '.join(choices)}")
         if kind == "playground":
             data = f"data-trace='{_attr_json(layout(T.trace_preset(name)))}'"
         else:  # every preset, for the widget's menu; the step-through widget never looks the orders up
@@ -167,7 +163,7 @@ def render(kind: str, attrs: dict[str, str]) -> str:
     if kind == "diagram":
         name = attrs.get("diagram", "")
         if name not in DIAGRAMS:
-            raise PageError(f"autograd-diagram: unknown diagram {name!r}; choose from {', '.join(DIAGRAMS)}")
+            raise PageError(f"unknown diagram {name!r}; choose from {', '.join(DIAGRAMS)}")
         svg, legend = DIAGRAMS[name]()
         items = "".join(f"<li>{legend_item(k)}</li>" for k in legend)
         caption = (
@@ -175,27 +171,10 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         )
         scroll = f'<div class="autograd-scroll">{svg}</div>'
         return f'<figure class="autograd-diagram" data-diagram="{name}">{scroll}{caption}</figure>'
-    raise PageError(f"unknown marker autograd-{kind}; use widget, playground or diagram")
+    raise PageError(f"unknown graph {kind!r}; use widget, playground or diagram")
 
 
 def legend_item(key: str) -> str:
     """A legend key's line: LEGEND's words, with the key's sample (after a space) where they say {sample}."""
     name, _, sample = key.partition(" ")
     return LEGEND[name].replace("{sample}", html.escape(sample))
-
-
-def expand(markdown: str, source: Source | None) -> str:
-    """The page's Markdown with each graph's marker replaced by its one line of HTML (render)."""
-
-    def sub(m: re.Match[str]) -> str:
-        where = f"{source.name}:{source.line_of(m[0])}" if source else "?"
-        attrs = {a["k"].removeprefix("data-"): html.unescape(a["v"]) for a in ATTR.finditer(m["attrs"])}
-        try:
-            out = render(m["kind"], attrs)
-        except PageError as e:
-            raise PageError(f"{where}: {e}") from None
-        if "\n" in out:  # a raw HTML block ends at a blank line; one line cannot hold one
-            raise PageError(f"{where}: autograd-{m['kind']}: its HTML must be one line")
-        return out
-
-    return MARKER.sub(sub, markdown)

@@ -1,9 +1,10 @@
-"""The two placeholders a page may hold, each filled in where the page is converted.
+"""The install command and the Train widget: what a page shows that is made from the package at build time.
 
-- `{{ install_command }}`: the one line a reader types to install the package the site serves, from
-  site_url (the extension's config) and the wheel `python -m mgsite.prepare` built into docs/dist/
-  (its latest.json names it).
-- `{{ train_widget }}`, on a line of its own: the training page's Train widget. The element carries
+- `{{ install_command }}`, the one placeholder a page may hold, filled in where the page is converted
+  (a value inside a code block or a code span, where no block can stand): the one line a reader types
+  to install the package the site serves, from site_url (the extension's config) and the wheel
+  `python -m mgsite.prepare` built into docs/dist/ (its latest.json names it).
+- `train_element()`, the block `/// train` (shortcodes.py): the training page's Train widget. The element carries
   the form's settings, bounds and defaults as JSON (data-mg-train), read from microgpt/course/live.py,
   where they are written once; docs/javascripts/train/ builds the form from them and runs
   microgpt.course.live in the reader's browser. Until then, and without JavaScript, the element shows
@@ -21,7 +22,6 @@ from mgsite.errors import PageError
 from microgpt.course.live import SETTINGS, command_line, form_json
 
 INSTALL = re.compile(r"\{\{\s*install_command\s*\}\}")
-TRAIN = re.compile(r"^\{\{\s*train_widget\s*\}\}$", re.MULTILINE)
 
 
 def install_command(site_url: str, wheel: str) -> str:
@@ -48,10 +48,10 @@ def train_element() -> str:
 
 
 def fill(markdown: str, site_url: str, dist: Path) -> str:
-    """The page's Markdown with each placeholder filled in."""
+    """The page's Markdown with each {{ install_command }} filled in."""
     if INSTALL.search(markdown):
         if not site_url:
             raise PageError("{{ install_command }} needs site_url (in mkdocs.yml, or the mgsite extension's site_url)")
         command = install_command(site_url, served_wheel(dist))
         markdown = INSTALL.sub(lambda _: command, markdown)
-    return TRAIN.sub(lambda _: train_element(), markdown)
+    return markdown
