@@ -47,17 +47,22 @@ WIDGETS = ".autograd-widget, .autograd-playground, form.autograd-check, figure.a
 
 HOOK = graphs  # the build's graphs and self-checks (tools/mgsite/mgsite/graphs.py)
 
-AUTHORED = """<div class="autograd-check" {attrs} markdown>
+AUTHORED = """//// check | {attrs}
 **Predict first.** In the shared graph, what is `x.grad`?
 
-{options}<div class="check-hint" markdown>Look at how many users `a` has.</div>
-<div class="check-explain" markdown>a collects 6 + 9 = 15 and passes 2 · 15 on.</div>
-</div>"""
+{options}/// hint
+Look at how many users `a` has.
+///
+
+/// explain
+a collects 6 + 9 = 15 and passes 2 · 15 on.
+///
+////"""
 OPTIONS = "1. d, a, b, c, x\n2. d, b, c, a, x\n3. x, a, b, c, d\n\n"
 
 
 def _checks(text: str) -> str:
-    """Self-checks as the site's Markdown makes them (md_in_html, then the hook's forms)."""
+    """Self-checks as the site's Markdown makes them (their blocks, then the extension's forms)."""
     return markdown.markdown(text, extensions=["md_in_html", SiteExtension(root=str(ROOT))])
 
 
@@ -65,8 +70,8 @@ EXTRA = (
     HOOK.render("playground", {"preset": "shared"})
     + HOOK.render("playground", {"preset": "diamond"})
     + "".join(HOOK.render("diagram", {"diagram": d}) for d in DIAGRAMS)
-    + _checks(AUTHORED.format(attrs='data-answer="30"', options=""))
-    + _checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
+    + _checks(AUTHORED.format(attrs="answer=30", options=""))
+    + _checks(AUTHORED.format(attrs="choice=2", options=OPTIONS)).replace("ag-check-1", "ag-check-2")
 )
 
 
