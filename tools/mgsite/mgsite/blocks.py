@@ -1,10 +1,15 @@
 """One reading of a Markdown page, shared by the site build and the tests.
 
-docs/hooks/embed.py (the build), tests/page_blocks.py (`pytest --codeblocks` runs the blocks) and the
-checks in tests/ all call `parse()`, so what the site shows and what the tests run cannot drift
-apart. Standard library only: the package's own tests never import the docs toolchain. It reads
-pytest-codeblocks' markers as pytest-codeblocks does (tests/test_site_codeblocks.py compares the two
-on every page), and adds what the site needs: each block's own line, embeds, highlights, problems.
+The build (runnable.py) and the checks in tests/ call `parse()`; `pytest --codeblocks` runs
+pytest-codeblocks' own collection, once it agrees with `parse()` (tests/page_blocks.py), so what the
+site shows and what the tests run cannot drift apart. Standard library only: the package's own tests
+never import the docs toolchain. It reads pytest-codeblocks' markers as pytest-codeblocks does, and is
+kept, rather than pytest-codeblocks' reader (0.18's `extract_from_buffer`), for what that one cannot
+give the site: every block on its own line (it merges a cont block into the one before, and the
+build labels and numbers each), the code of an embed (it has the --8<-- line) and its highlights
+(fence attributes), an indented block's blank lines (it drops them, in tabs, admonitions and
+lists), ~~~ fences (it reads none, so a page must not have them), and problems with their page and
+line instead of an exception at the first one.
 
 A page's python blocks run; on lines of their own right above a block, any of pytest-codeblocks' markers
     <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
