@@ -448,3 +448,23 @@ def test_gradient_flow_diagram_shows_every_place_and_its_size_in_words_and_in_th
     (b1, n1), (b2, n2) = by_name["wte"], by_name["layer0.attn_wq"]
     (b3, n3), (b4, n4) = by_name["x0"], by_name["attn_in"]
     assert (b1 - b2) / math.log10(n1 / n2) == pytest.approx((b3 - b4) / math.log10(n3 / n4), abs=0.1)
+
+
+@pytest.mark.parametrize(
+    ("block", "where"),
+    [
+        ("/// widget | nope\n///", "docs/page.md:5: /// widget: unknown preset"),
+        ("/// gadget\n///", "docs/page.md:5: '/// gadget' is not a block"),
+        ("//// check | answer=3\nWhat is it?\n\n/// hint\nLook.\n///\n////", "docs/page.md:6: check 'What is it?"),
+    ],
+)
+def test_a_blocks_error_names_the_page_and_line(tmp_path, block, where):
+    markdown = pytest.importorskip("markdown")
+    from mgsite.errors import PageError
+    from mgsite.extension import SiteExtension
+
+    text = f"# A page\n\nSome text.\n\n{block}\n"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text(text, encoding="utf-8")
+    with pytest.raises(PageError, match=re.escape(where)):
+        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path), typeset_math=False)])

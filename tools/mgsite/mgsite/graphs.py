@@ -142,7 +142,8 @@ class CheckForms(Treeprocessor):
         source = self.page()
         checks = [el for el in root.iter("div") if el.get("class") == "autograd-check"]
         for k, el in enumerate(checks, start=1):
-            where = f"{source.name}:{source.line_of(''.join(el.itertext()))}" if source else "?"
+            first = next((text for text in el.itertext() if text.strip()), "")  # the question's first words
+            where = f"{source.name}:{source.line_of(first)}" if source else "?"
             check_form(el, f"ag-check-{k}", where)
 
 
