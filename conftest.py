@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parent
 if "MICROGPT_TESTS_CACHE" not in os.environ:
     os.environ["MICROGPT_TESTS_CACHE"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="microgpt-tests-cache-")
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.append(str(ROOT / "docs" / "hooks"))  # mdblocks, the one reader of pages; appended so it shadows nothing
 
 pytest_plugins = ["sitecheck"]
 

@@ -38,7 +38,7 @@ few frames it could not draw while its first commit was held back, so the longer
 first commit, the likelier the stall. A preloaded font held it until the font had arrived (traced on
 /backward-pass/ with paint holding on: the hold ended as the font arrived, 185 ms, not as the last
 stylesheet did, 160 ms); without the preload, held runs there went from 3 of 4 to 0 of 4
-(docs/hooks/math_font.py). What is left is the headless display's, so the bench turns paint holding
+(tools/mgsite/mgsite/font.py). What is left is the headless display's, so the bench turns paint holding
 off (--disable-features=PaintHolding); --paint-holding keeps Chromium's default. Either way, the `held`
 column counts the runs whose first paint came more than half a second after their load event.
 
@@ -49,7 +49,7 @@ Lighthouse CI does) and the table shows the run with the median performance scor
 run's score beside it.
 
 Stock. The lead is measured as a ratio: the same pages are also built as a stock Material site would
-build them (`build_stock`: the same Markdown, hooks that make the Markdown (embeds, the wheel, the
+build them (`build_stock`: the same Markdown, the extension that makes the Markdown (embeds, the wheel, the
 widgets), the notebook's template, extra_css and extra_javascript; no theme overrides and no build-time math:
 KaTeX's auto-render from benchmarks/node_modules typesets the formulas in the browser, through document$, as
 Material's documentation shows). Each page is measured in both builds, runs interleaved, and the
@@ -160,8 +160,8 @@ KATEX_INIT = """document$.subscribe(({ body }) => {
   });
 });
 """
-# what a stock build leaves out: the theme overrides and the hooks that typeset math at build time
-BUILD_TIME_MATH = ("formulas.py",)
+# what a stock build leaves out: the theme overrides and the math typeset at build time (mgsite's
+# typeset_math, turned off), and the math stylesheet
 
 
 def build_stock(out: Path) -> Path:
@@ -190,16 +190,16 @@ def build_stock(out: Path) -> Path:
     Plain.add_multi_constructor("!", lambda loader, suffix, node: None)
     Plain.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
     ours = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Plain)  # noqa: S506
-    hooks = [str(ROOT / h) for h in ours["hooks"] if not h.endswith(BUILD_TIME_MATH)]
     own_css = [f"stylesheets/{p.name}" for p in (ROOT / "docs" / "stylesheets").glob("*.css") if p.name != "math.css"]
     stock = {
         "INHERIT": str(ROOT / "mkdocs.yml"),
         "theme": {"name": "material", "custom_dir": "overrides"},
-        "hooks": hooks,
+        # merged by name into ours (MkDocs' INHERIT): the site's extension, without its math
+        "markdown_extensions": [{"mgsite.extension": {"typeset_math": False}}],
         # every stylesheet of the site's own on every page (ours adds some per page), but the math font's
         "extra_css": [
             "katex/katex.min.css",
-            *ours.get("extra_css", []),
+            *(css for css in ours.get("extra_css", []) if css != "stylesheets/math.css"),
             *sorted(set(own_css) - set(ours["extra_css"])),
         ],
         "extra_javascript": [

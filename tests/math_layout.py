@@ -41,7 +41,7 @@ def key(tex: str, display: bool) -> str:
 
 def harness(site: Path, formulas: list[tuple[str, bool, str]]) -> str:
     """A page of the built site that shows each (tex, display, html) as a page of the site shows it
-    (docs/hooks/typeset_math.py: a display formula's <math> in a <span>, an inline one on its own)."""
+    (tools/mgsite/mgsite/formulas.py: a display formula's <math> in a <span>, an inline one on its own)."""
     sheets = sorted(site.glob("assets/stylesheets/main.*.min.css")) + [
         site / "stylesheets/extra.css",
         site / "stylesheets/math.css",

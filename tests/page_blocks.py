@@ -1,9 +1,15 @@
 """`pytest --codeblocks`: run every Python block of the Markdown pages as the site shows it.
 
-Loaded by the root conftest.py only when --codeblocks is given. Pages are read by
-docs/hooks/mdblocks.py, the reader the site build uses, so a block is run exactly when the site
-shows it as a runnable block; a page with a problem (an unknown marker, a ```Python fence, a
-snippet marker in prose, ...: tests/page_rules.py) fails to collect, with the page and line.
+Loaded by the root conftest.py only when --codeblocks is given. The chains are pytest-codeblocks' own
+collection (`extract_from_file`: a block with the cont blocks after it merged in, the line it starts
+on, what it imports or skips, its expected output), checked against tools/mgsite/mgsite/blocks.py,
+the reader the site build uses: a page the two read differently fails to collect, so a block is run
+exactly when the site shows it as a runnable block. Our reader's code replaces pytest-codeblocks'
+only where 0.18 cannot give it: an embed (pytest-codeblocks has the `--8<--` line, not the file's
+lines), and a block indented in a tab, an admonition or a list (pytest-codeblocks drops its blank
+lines, in the code and in the expected output). A page with a problem (an unknown marker, a
+```Python fence, a snippet marker in prose, ...: tests/page_rules.py) fails to collect, with the
+page and line.
 
 A chain (a block and the cont blocks after it) runs as one program, in a fresh interpreter of its
 own, from an empty directory: what the copy button gives the reader. Its stdout must equal the
@@ -31,9 +37,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import mdblocks
 import page_rules
 import pytest
+from mgsite import blocks as mdblocks
+from pytest_codeblocks import extract_from_file
 from sitecheck import reader
 
 # What the fresh interpreter runs: argv = [name of the chain, modules the chain needs, folders to borrow
@@ -63,18 +70,46 @@ class Chain:
 
 
 def code_blocks(path: Path, root: Path) -> list[Chain]:
-    """The chains of a page, in page order; ValueError lists the page's problems."""
+    """The chains of a page, in page order, as pytest-codeblocks collects them (see the top of this file);
+    ValueError lists the page's problems, or where pytest-codeblocks reads it otherwise than the site."""
     name = path.relative_to(root) if path.is_relative_to(root) else path
     page = mdblocks.parse(path.read_text(encoding="utf-8"), str(name), root)
     problems = page.problems + page_rules.problems(page)
     if problems:
         raise ValueError("\n".join(problems))
+    # a fence with attributes (```python {mg-highlight="..."}) has the syntax 'python {...}' there
+    collected = [b for b in extract_from_file(path) if (b.syntax or "").split("{")[0].strip() == "python"]
     chains = []
-    for chain in page.chains():
-        head, last = chain[0], chain[-1]
-        expected = "".join(line + "\n" for line in last.expected.body) if last.expected else None
-        chains.append(Chain("".join(block.code for block in chain), head.line, expected, head.needs))
+    for k, site in enumerate(page.chains()):
+        head, last = site[0], site[-1]
+        block = collected[k] if k < len(collected) else None
+        if block is None or (block.lineno, block.importorskip) != (head.line, head.needs):
+            found = f"line {block.lineno}, needing {block.importorskip}" if block else "none"
+            raise ValueError(f"{name}:{head.line}: pytest-codeblocks' next chain is not this one ({found})")
+        # what pytest-codeblocks read: the page's lines (an embed's --8<-- line), blank lines dropped if indented
+        written = "".join(line + "\n" for b in site for line in b.body)
+        shown = "".join(line + "\n" for line in last.expected.body) if last.expected else None
+        output = [last.expected] if last.expected else []
+        differs = "code" if _read(written, site) != _read(block.code, site) else ""
+        if (shown is None) != (block.expected_output is None) or (
+            _read(shown or "", output) != _read(block.expected_output or "", output)
+        ):
+            differs = "expected output"
+        if differs:
+            raise ValueError(f"{name}:{head.line}: pytest-codeblocks reads this chain's {differs} otherwise")
+        code = block.code if not any(b.embed or b.indent for b in site) else "".join(b.code for b in site)
+        expected = block.expected_output if not (last.expected and last.expected.indent) else shown
+        chains.append(Chain(code, block.lineno, expected, block.importorskip))
+    if len(collected) > len(chains):
+        raise ValueError(f"{name}:{collected[len(chains)].lineno}: a python block the site does not run")
     return chains
+
+
+def _read(text: str, fences: list[mdblocks.Fence]) -> str:
+    """Text as pytest-codeblocks 0.18 reads it: without blank lines where a fence is indented."""
+    if not any(f.indent for f in fences):
+        return text
+    return "".join(line for line in text.splitlines(keepends=True) if line.strip())
 
 
 class ChainFailed(Exception):

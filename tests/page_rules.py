@@ -1,4 +1,4 @@
-"""The rules a Markdown page of the site follows, beyond what docs/hooks/mdblocks.py needs to read it.
+"""The rules a Markdown page of the site follows, beyond what tools/mgsite/mgsite/blocks.py needs to read it.
 
 Each rule keeps a block from being shown and not run, run and not shown, or run differently in the
 tests, on the site and in the reader's browser. `check()` gives every problem of a page as
@@ -13,10 +13,10 @@ import ast
 import re
 from pathlib import Path
 
-import mdblocks
+from mgsite import blocks as mdblocks
 
 LANGUAGES = {"python", "text", "console", "json", "yaml", "toml", "html", "css", "javascript", "latex", "diff"}
-ALLOWED_MARKERS = {"python": {"cont", "needs", "highlight"}, "text": {"expected-output"}}
+ALLOWED_MARKERS = {"python": {"cont", "needs"}, "text": {"expected-output"}}
 
 # pymdownx.snippets 10.x/13.x, verbatim (tests/test_site_pages.py checks they still equal its own):
 # any line matching either is taken by snippets, whether it is prose, code or a comment.
@@ -112,7 +112,7 @@ def _markers(page: mdblocks.Page, say) -> None:
                 say(marker.line, f"marker {marker.kind} cannot stand above a {fence.info or 'plain'} fence")
             if marker.kind == "needs" and marker.arg not in mdblocks.NEEDS:
                 say(marker.line, f"importorskip({marker.arg}): a block may need only {sorted(mdblocks.NEEDS)}")
-        if len(set(kinds)) != len(kinds) and "highlight" not in kinds:
+        if len(set(kinds)) != len(kinds):
             say(fence.line, "a marker given twice")
         if fence.run is not None and "cont" in kinds:
             continued = page.blocks[fence.run - 1] if fence.run else None

@@ -10,7 +10,7 @@ Running text is what a reader reads as sentences: the paragraphs and list items 
 article, admonitions, tabs, footnotes and self-check questions and hints included. Left out are code
 blocks, tables, display formulas, figures and diagrams (SVG, the widgets), headings, admonition and
 note titles, the labels the build puts over blocks, a self-check's answer (its "Why") and the note
-"Numbers on this page that no block computes" (docs/hooks/embed.py). An inline code span and an
+"Numbers on this page that no block computes" (tools/mgsite/mgsite/runnable.py). An inline code span and an
 inline formula each count as one word.
 
 A sentence ends at the end of its paragraph or list item, or at a word that ends in ".", "!" or "?"
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-UNCHECKED_NOTE = "Numbers on this page that no block computes"  # docs/hooks/embed.py's unchecked_numbers_note
+UNCHECKED_NOTE = "Numbers on this page that no block computes"  # mgsite/runnable.py's unchecked_numbers_note
 WORD = "\ue000"  # stands for an inline code span or formula: one word, never a sentence's end
 # what a sentence may end with; a period after these is part of the word, never the end of a sentence
 ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "al.", "approx.", "eq.", "fig.", "resp."}

@@ -31,10 +31,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "docs" / "hooks") not in sys.path:
-    sys.path.append(str(ROOT / "docs" / "hooks"))
-
-import mdblocks  # noqa: E402
+from mgsite import blocks as mdblocks  # noqa: E402  (the one reader of pages)
 
 # not the 8 of UTF-8 or the 256 of SHA-256: part of a name (a capital letter and a hyphen before it;
 # the 3 of b-3 in a formula is still a number)

@@ -75,9 +75,9 @@ def copy_project(dest: Path, notebooks: bool = False) -> Path:
     for name in ("docs", "microgpt", "overrides"):
         shutil.copytree(ROOT / name, dest / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md", "LICENSE", "package.json", "package-lock.json"):
-        if (ROOT / name).exists():  # the wheel hook builds from the first three, the vendor hook reads the npm files
+        if (ROOT / name).exists():  # the wheel is built from the first three; mgsite.prepare reads the npm files
             shutil.copy2(ROOT / name, dest / name)
-    if (ROOT / "node_modules").is_dir():  # KaTeX, the math font and Pyodide (docs/hooks/vendor.py)
+    if (ROOT / "node_modules").is_dir():  # Temml, the math font and Pyodide (mgsite/vendor.py)
         (dest / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if not notebooks:
@@ -88,12 +88,22 @@ def copy_project(dest: Path, notebooks: bool = False) -> Path:
 
 
 def build(project: Path, site: Path) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` (never --quiet: it would hide the warnings --strict fails on)."""
+    """What `make build` runs: `python -m mgsite.prepare`, `mkdocs build --strict` (never --quiet: it would
+    hide the warnings --strict fails on), `python -m mgsite.finish`; the first step that fails, or the last."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     # the site's own venv (Python 3.12+, the Makefile's SITE_VENV): `make test` names its mkdocs
     mkdocs = os.environ.get("MICROGPT_MKDOCS") or str(ROOT / ".venv-site" / "bin" / "mkdocs")
-    cmd = [mkdocs, "build", "--strict", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
-    return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    python = str(Path(mkdocs).with_name("python"))
+    steps = [
+        [python, "-m", "mgsite.prepare", str(project)],
+        [mkdocs, "build", "--strict", "-f", str(project / "mkdocs.yml"), "-d", str(site)],
+        [python, "-m", "mgsite.finish", str(site), str(project)],
+    ]
+    for cmd in steps:
+        done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            break
+    return done
 
 
 @pytest.fixture(scope="session")
@@ -127,22 +137,11 @@ def site_page(site: Path, page: Path, root: Path = ROOT) -> str:
 
 def site_url(root: Path = ROOT) -> str:
     """mkdocs.yml's site_url: where the site is hosted, and the path it is served under."""
-    m = re.search(r"^site_url:\s*(\S+)\s*$", (root / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    m = re.search(
+        r"^site_url:\s*(?:&\w+\s+)?(\S+)\s*$", (root / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE
+    )
     assert m, "mkdocs.yml has no site_url"
     return m.group(1)
-
-
-@functools.cache
-def wheel_hook():
-    """docs/hooks/wheel.py, imported (it needs mkdocs): the install command, the wheel's inputs."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("wheel_hook", ROOT / "docs" / "hooks" / "wheel.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 @functools.cache
@@ -150,7 +149,7 @@ def reader(site: Path) -> Path:
     """A fresh virtualenv with the wheel `site` serves, installed as a reader installs it; its python.
 
     The site is served over HTTP on 127.0.0.1 under the path of its site_url, and the install command
-    the pages show (docs/hooks/wheel.py) is run against it. Made once per process, removed at exit.
+    the pages show (mgsite/placeholders.py) is run against it. Made once per process, removed at exit.
     """
     import atexit
     import json
@@ -158,7 +157,8 @@ def reader(site: Path) -> Path:
     import venv
     from urllib.parse import urlsplit
 
-    hook = wheel_hook()
+    from mgsite.placeholders import install_command
+
     home = Path(tempfile.mkdtemp(prefix="microgpt-reader-"))
     atexit.register(shutil.rmtree, home, ignore_errors=True)
     mount = home / "www" / urlsplit(site_url()).path.strip("/")
@@ -168,7 +168,7 @@ def reader(site: Path) -> Path:
     python = home / "venv" / "bin" / "python"
     wheel = json.loads((site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
     with serving(home / "www") as url:
-        command = hook.install_command(f"{url}{urlsplit(site_url()).path}", wheel).split()
+        command = install_command(f"{url}{urlsplit(site_url()).path}", wheel).split()
         assert command[:2] == ["pip", "install"], command
         pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", str(python), "install"]
         # the wheel has no dependencies, so no index is needed for it: nothing is downloaded

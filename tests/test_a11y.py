@@ -71,7 +71,7 @@ def formulas_as_read(page) -> list[list[tuple[str, str]]]:
 
 
 def test_every_formula_is_there_for_a_screen_reader_as_math(browser, base_url):
-    # Every formula is MathML (docs/hooks/typeset_math.py), read as math and not as a string of
+    # Every formula is MathML (tools/mgsite/mgsite/formulas.py), read as math and not as a string of
     # letters. Nothing may take one out of the accessibility tree, not even a formula far below the
     # screen: `content-visibility: auto`, tried to spare the browser laying them out, took every
     # formula it had not laid out yet out of the tree.

@@ -17,8 +17,6 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-import math_font  # docs/hooks/math_font.py: where the build writes the font
-import mdblocks
 import pytest
 from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
     COLOUR_JS,
@@ -40,6 +38,8 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     wait_until_scroll_regions_are_marked,
     watched,
 )
+from mgsite import blocks as mdblocks
+from mgsite import font as math_font  # where the build writes the font
 from playwright.sync_api import Page, expect
 from sitecheck import ROOT
 from test_browser_widgets import widget_checks, widget_pages
@@ -182,7 +182,7 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     assert ("run.css" in own) == (page.locator("[data-mg-run]").count() > 0), (path, own)
     assert not any(("katex" in u or "temml" in u) and u.endswith(".js") for u in requested), "math needs no script"
     # the one font is the math font, fetched by math.css's @font-face on a page with formulas and on no
-    # other page; nothing preloads it (docs/hooks/math_font.py: a preloaded font holds the first frame)
+    # other page; nothing preloads it (tools/mgsite/mgsite/font.py: a preloaded font holds the first frame)
     fonts = sorted({u.rsplit("/", 1)[-1] for u in requested if u.endswith(".woff2")})
     has_math = page.locator(".arithmatex math").count() > 0
     assert fonts == ([PurePosixPath(math_font.SITE_PATH).name] if has_math else []), (path, fonts)

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 from browser import Watched, base_url, browser, open_page, site_dir  # noqa: F401  (fixtures)
+from sitecheck import site_url
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE_URL = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1)
+SITE_URL = site_url()
 RUN_TIMEOUT_MS = 180_000  # the first run starts Python on a busy machine
 MOUNTED = """() => { const els = [...document.querySelectorAll('[data-mg-run]')];
   return els.length > 0 && els.every((el) => el.dataset.mgState); }"""

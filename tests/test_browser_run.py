@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-import mdblocks
 import pytest
 from browser import COLOUR_RULES, Watched, axe_violations, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
-from sitecheck import QuietHandler, serving
+from mgsite import blocks as mdblocks
+from sitecheck import QuietHandler, serving, site_url
 
 from microgpt.course import trace
 from microgpt.course.checkers import check_relu_backward
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-SITE_URL = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE).group(1)
+SITE_URL = site_url()
 PREFIX = urlparse(SITE_URL).path  # the site is served under its real path, as on its host, not at /
 RUN_TIMEOUT_MS = 180_000  # the first run includes starting Python on a busy machine
 

@@ -10,10 +10,8 @@ new diagrams) are rendered by the build hook here and mounted on a built page.
 # ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +32,8 @@ from browser import (  # noqa: F401  (fixtures, used by name)
     watched,
 )
 from browser import page_with as _page_with
+from mgsite import graphs
+from mgsite.extension import SiteExtension
 
 from microgpt.course import trace as T
 from microgpt.course.diagrams import DIAGRAMS, fmt, sig3  # fmt: the widgets' number format (format.js too)
@@ -42,43 +42,36 @@ from microgpt.course.gradient_sizes import gradient_sizes
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-HOOKS = ROOT / "docs" / "hooks"
 WIDGETS = ".autograd-widget, .autograd-playground, form.autograd-check, figure.autograd-diagram"
 
 
-def _load(name: str, file: str):
-    sys.path.insert(0, str(HOOKS))  # as mkdocs does while it loads a hook
-    try:
-        spec = importlib.util.spec_from_file_location(name, HOOKS / file)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(HOOKS))
+HOOK = graphs  # the build's graphs and self-checks (tools/mgsite/mgsite/graphs.py)
 
-
-HOOK = _load("traces_hook", "traces.py")
-
-AUTHORED = """<div class="autograd-check" {attrs} markdown>
+AUTHORED = """//// check | {attrs}
 **Predict first.** In the shared graph, what is `x.grad`?
 
-{options}<div class="check-hint" markdown>Look at how many users `a` has.</div>
-<div class="check-explain" markdown>a collects 6 + 9 = 15 and passes 2 · 15 on.</div>
-</div>"""
+{options}/// hint
+Look at how many users `a` has.
+///
+
+/// explain
+a collects 6 + 9 = 15 and passes 2 · 15 on.
+///
+////"""
 OPTIONS = "1. d, a, b, c, x\n2. d, b, c, a, x\n3. x, a, b, c, d\n\n"
 
 
 def _checks(text: str) -> str:
-    """Self-checks as the site's Markdown makes them (md_in_html, then the hook's forms)."""
-    return markdown.markdown(text, extensions=["md_in_html", HOOK.Checks()])
+    """Self-checks as the site's Markdown makes them (their blocks, then the extension's forms)."""
+    return markdown.markdown(text, extensions=["md_in_html", SiteExtension(root=str(ROOT))])
 
 
 EXTRA = (
     HOOK.render("playground", {"preset": "shared"})
     + HOOK.render("playground", {"preset": "diamond"})
     + "".join(HOOK.render("diagram", {"diagram": d}) for d in DIAGRAMS)
-    + _checks(AUTHORED.format(attrs='data-answer="30"', options=""))
-    + _checks(AUTHORED.format(attrs='data-choice="2"', options=OPTIONS)).replace("ag-check-1", "ag-check-2")
+    + _checks(AUTHORED.format(attrs="answer=30", options=""))
+    + _checks(AUTHORED.format(attrs="choice=2", options=OPTIONS)).replace("ag-check-1", "ag-check-2")
 )
 
 

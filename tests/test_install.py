@@ -21,10 +21,9 @@ import tomllib
 import zipfile
 from html import unescape
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from sitecheck import ROOT, markdown_pages, reader, require_docs_toolchain, site_url, wheel_hook
+from sitecheck import ROOT, markdown_pages, reader, require_docs_toolchain, site_url
 
 import microgpt
 
@@ -32,14 +31,14 @@ import microgpt
 # notebook's run; the reader's virtualenv) are made once, on one worker
 pytestmark = pytest.mark.xdist_group("test_install")
 
-require_docs_toolchain()  # the wheel hook and the install command need mkdocs
+require_docs_toolchain()  # the site's build (mgsite) runs with the docs toolchain
+
+from mgsite import placeholders, wheel  # noqa: E402
+from mgsite.errors import PageError  # noqa: E402
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 VERSION = microgpt.__version__  # written once, in microgpt/__init__.py; pyproject.toml reads it
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
-
-
-HOOK = wheel_hook()
 
 
 def mkdocs_yml() -> str:
@@ -119,7 +118,7 @@ def test_the_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
     # setuptools would add tests/test_*.py without their helpers or the site; MANIFEST.in prunes them
     script = "import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])"
     tree = tmp_path / "tree"
-    for file in HOOK.wheel_inputs(ROOT) + [ROOT / "MANIFEST.in", *sorted((ROOT / "tests").glob("test_*.py"))]:
+    for file in wheel.wheel_inputs(ROOT) + [ROOT / "MANIFEST.in", *sorted((ROOT / "tests").glob("test_*.py"))]:
         (tree / file.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
         (tree / file.relative_to(ROOT)).write_bytes(file.read_bytes())
     run([sys.executable, "-c", script, str(tmp_path / "out")], cwd=tree)
@@ -132,17 +131,19 @@ def test_the_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
 
 def test_pages_show_the_install_command_for_the_served_wheel(built_site):
     wheel = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
-    want = HOOK.install_command(site_url(), wheel)
+    want = placeholders.install_command(site_url(), wheel)
     pages = site_pages(built_site)
-    with_placeholder = [md for md in pages if HOOK.PLACEHOLDER.search((ROOT / "docs" / md).read_text(encoding="utf-8"))]
-    assert [md for md in with_placeholder if want not in pages[md] or HOOK.PLACEHOLDER.search(pages[md])] == []
+    with_placeholder = [
+        md for md in pages if placeholders.INSTALL.search((ROOT / "docs" / md).read_text(encoding="utf-8"))
+    ]
+    assert [md for md in with_placeholder if want not in pages[md] or placeholders.INSTALL.search(pages[md])] == []
     shown = {c for page in built_site.rglob("*.html") for c in re.findall(r"pip install \S+?\.whl", page.read_text())}
     assert shown <= {want}, f"pages show {shown - {want}}, the site serves {want}"
 
 
 def test_readme_gives_the_install_command_of_the_hosted_site(built_site):
     wheel = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
-    want = HOOK.install_command(site_url(), wheel)
+    want = placeholders.install_command(site_url(), wheel)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.findall(r"pip install \S+\.whl", readme) == [want], f"README.md should give `{want}`, once"
 
@@ -150,11 +151,9 @@ def test_readme_gives_the_install_command_of_the_hosted_site(built_site):
 # tests/test_site_build.py: a changed copy's build turns the placeholder into the install command
 
 
-def test_a_build_without_site_url_fails_and_says_why():
-    from mkdocs.exceptions import PluginError
-
-    with pytest.raises(PluginError, match="site_url is not set"):
-        HOOK.on_config(SimpleNamespace(site_url=None))  # the hook's own check; any hook's error fails the build
+def test_a_page_with_the_install_command_and_no_site_url_fails_and_says_why(tmp_path):
+    with pytest.raises(PageError, match="needs site_url"):
+        placeholders.fill("$ {{ install_command }}", "", tmp_path)  # the extension's error fails the build
 
 
 # ---------------------------------------------------------------------------- where the code lives

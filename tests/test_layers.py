@@ -1,7 +1,7 @@
 """The package's layers: dependencies run one way, one module handles signals, the taught files carry no scaffolding.
 
 From the bottom: the taught modules (microgpt/*.py), then microgpt/runtime/ (what every runner of the model
-shares), then microgpt/course/, microgpt/cli/ and the site's build (docs/hooks/), which import nothing from
+shares), then microgpt/course/, microgpt/cli/ and the site's build (tools/mgsite/), which import nothing from
 each other's folder but the course tools the build serves.
 """
 
@@ -43,7 +43,7 @@ def test_the_taught_modules_import_only_each_other_and_the_standard_library():
     [
         ("microgpt/runtime", ("microgpt.cli", "microgpt.course")),
         ("microgpt/course", ("microgpt.cli",)),
-        ("docs/hooks", ("microgpt.cli",)),
+        ("tools/mgsite/mgsite", ("microgpt.cli",)),
         ("microgpt/cli", ("microgpt.course",)),
     ],
 )

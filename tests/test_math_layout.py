@@ -16,7 +16,7 @@ from sitecheck import require_docs_toolchain
 
 require_docs_toolchain()
 
-import typeset_math  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
+from mgsite import formulas as typeset_math  # noqa: E402  (without the docs toolchain this module has been skipped above)
 
 REFERENCE = json.loads((ROOT / "tests" / "golden" / "math_layout.json").read_text(encoding="utf-8"))
 TOLERANCE = 0.25  # em
@@ -32,7 +32,7 @@ DIFFERENT = {
 
 def test_every_hard_formula_is_drawn_where_it_was(browser, base_url, site_dir):  # noqa: F811
     items = {key: (key.strip("$"), key.startswith("$$")) for key in REFERENCE}
-    mathml = typeset_math.typeset(list(items.values()), "tests/golden/math_layout.json")
+    mathml = typeset_math.typeset(list(items.values()), ROOT, lambda tex: "tests/golden/math_layout.json")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
         url = base_url + "/_math_layout.html"

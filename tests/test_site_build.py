@@ -9,12 +9,11 @@ import io
 import json
 import re
 import textwrap
-from types import SimpleNamespace
 
-import mdblocks
 import prose_numbers
 import pytest
-from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page, site_url, wheel_hook
+from mgsite import blocks as mdblocks
+from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page, site_url
 
 # with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
 # notebook's run; the reader's virtualenv) are made once, on one worker
@@ -22,9 +21,10 @@ pytestmark = pytest.mark.xdist_group("test_site_build")
 
 require_docs_toolchain()
 
-import math_font  # noqa: E402  (docs/hooks/; without the docs toolchain this module has been skipped above)
-import typeset_math  # noqa: E402
 from fontTools.ttLib import TTFont  # noqa: E402
+from mgsite import font as math_font  # noqa: E402  (without the docs toolchain this module has been skipped above)
+from mgsite import formulas as typeset_math  # noqa: E402
+from mgsite.placeholders import install_command  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
 # a code block (with pymdownx.highlight, an indented one too), and its language if it has one
@@ -99,8 +99,8 @@ def test_every_exempt_number_is_listed_with_its_reason_on_its_page(built_site):
     assert listed > 0  # the check has something to look at
 
 
-def test_the_hooks_are_not_pages_of_the_site(built_site):
-    assert not list(built_site.glob("hooks/**/*.py")) and not (built_site / "hooks").exists()
+def test_no_build_code_is_published(built_site):
+    assert not list(built_site.rglob("*.py")) and not (built_site / "mgsite").exists()
 
 
 @pytest.mark.parametrize(
@@ -113,14 +113,14 @@ def test_the_hooks_are_not_pages_of_the_site(built_site):
     ],
 )
 def test_a_formula_browsers_would_draw_otherwise_than_written_is_refused(tex, problem):
-    ((mathml, found),) = typeset_math.TEMML_PROCESS.typeset([(tex, False)])
+    ((mathml, found),) = typeset_math.temml(ROOT).typeset([(tex, False)])
     assert (found is None) == (problem is None) and (mathml is None) == (problem is not None)
     assert problem is None or problem in found
 
 
 def test_a_headings_formula_reads_as_plain_text_with_its_digit_powers_raised():
     # the table of contents holds text: y = x^2 must not read "y=x2", which Temml's <mn class="..."> once caused
-    ((mathml, _), (power_of_power, _), (log, _)) = typeset_math.TEMML_PROCESS.typeset(
+    ((mathml, _), (power_of_power, _), (log, _)) = typeset_math.temml(ROOT).typeset(
         [("y = x^2 + z_1", False), ("e^{x^2}", False), (r"\ln 27", False)]
     )
     assert 'class="' in mathml and typeset_math.as_text(mathml) == "y=x²+z1"
@@ -144,10 +144,10 @@ def test_what_browsers_would_draw_otherwise_is_refused():
     ("tex", "needs"), [(r"\cancel{x}", "<menclose>"), (r"\underbrace{W}_a", "⏟"), (r"\tag{1} x", "class 'tml-tageqn'")]
 )
 def test_temmls_own_output_for_such_a_formula_is_refused_naming_what_it_needs(tex, needs):
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
-    with pytest.raises(PluginError, match=re.escape(f"page.md: `{tex}` needs {needs}, which browsers do not draw")):
-        typeset_math.typeset([("x^2", False), (tex, True)], "page.md")
+    with pytest.raises(PageError, match=re.escape(f"page.md:3: `{tex}` needs {needs}, which browsers do not draw")):
+        typeset_math.typeset([("x^2", False), (tex, True)], ROOT, lambda tex: "page.md:3")
 
 
 def test_no_token_element_of_the_built_site_holds_markup(built_site):
@@ -169,20 +169,20 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
     assert used == {"x", "∑", "β"}  # what its elements hold, not their names or attributes
     # a root's radical is drawn from the font, with no character for it in the page
     assert math_font.characters("<math><msqrt><mi>v</mi></msqrt></math>") == {"v", "√"}
-    font = TTFont(io.BytesIO(math_font.subset(math_font.SOURCE.read_bytes(), used)))
+    font = TTFont(io.BytesIO(math_font.subset((ROOT / math_font.SOURCE).read_bytes(), used)))
     cmap = font.getBestCmap()
     assert {ord("x"), ord("∑"), ord("β"), 0x1D465, 0x1D6FD} <= set(cmap)  # x, ∑, β, italic x and italic β
     assert ord("Q") not in cmap
     assert "MATH" in font  # the layout of fractions, scripts and stretched brackets comes from it
     assert font["MATH"].table.MathConstants.SubscriptBaselineDropMin.Value == 0  # p_y no lower than x_y
-    whole = TTFont(math_font.SOURCE)
+    whole = TTFont(ROOT / math_font.SOURCE)
     assert len(font.getGlyphOrder()) < len(whole.getGlyphOrder()) / 10
     assert font["head"].modified == whole["head"].modified  # dated as its source, not as the build: reproducible
 
 
 def test_every_math_page_gets_the_math_font_from_its_stylesheet_and_none_preloads_it(built_site):
     """Each page with formulas links math.css, whose @font-face names the math font, which has every
-    character the page's formulas draw; no page preloads a font (docs/hooks/math_font.py: a preloaded
+    character the page's formulas draw; no page preloads a font (tools/mgsite/mgsite/font.py: a preloaded
     font holds the first frame)."""
     font = built_site / math_font.SITE_PATH
     cmap = set(TTFont(font).getBestCmap())
@@ -221,14 +221,14 @@ def build_page(project, tmp_path, text: str):
         (project / "mkdocs.yml").write_text(config, encoding="utf-8")
 
 
-# One broken build for each kind of failure the hooks prove (a hook's error fails the strict build, with
+# One broken build for each kind of failure mgsite proves (the extension's error fails the strict build, with
 # the page and line); the other mistakes of each kind are given to the same hook function, on a page
 # in memory, without a whole build.
 def test_a_formula_the_site_cannot_show_fails_the_build(project, tmp_path):
     """A formula Temml cannot typeset, and one browsers would draw wrong without an error (not MathML
     Core): both named, with the page and the TeX, by one build."""
     result = build_page(project, tmp_path, "# M\n\nHalf of it: $\\frac{1}{$. Brace: $\\underbrace{W}_a$.\n")
-    words = ["mistake.md: cannot typeset `\\frac{1}{`", "mistake.md: `\\underbrace{W}_a` needs"]
+    words = ["docs/mistake.md:3: cannot typeset `\\frac{1}{`", "docs/mistake.md:3: `\\underbrace{W}_a` needs"]
     assert result.returncode != 0 and all(w in result.stderr for w in words), result.stderr[-2000:]
 
 
@@ -239,14 +239,17 @@ def test_a_formula_the_site_cannot_show_fails_the_build(project, tmp_path):
         ("# M\n\n```python\nprint(1)\n", "docs/mistake.md:3: a fence that is never closed"),
     ],
 )
-def test_the_page_reader_hook_refuses_a_page_it_cannot_read(tmp_path, text, words):
-    import embed  # docs/hooks/embed.py: its on_page_markdown fails the build, as the formula's hook does above
-    from mkdocs.exceptions import PluginError
+def test_the_site_extension_refuses_a_page_it_cannot_read_naming_page_and_line(tmp_path, text, words):
+    """The mgsite extension fails the conversion (and so the build), as it does for the formula above."""
+    import markdown
+    from mgsite.errors import PageError
+    from mgsite.extension import SiteExtension
 
-    (tmp_path / "mistake.md").write_text(text, encoding="utf-8")
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="mistake.md", abs_src_path=str(tmp_path / "mistake.md")))
-    with pytest.raises(PluginError, match=re.escape(words)):
-        embed.on_page_markdown(text, page=page, config={"config_file_path": str(ROOT / "mkdocs.yml")}, files=None)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "mistake.md").write_text(text, encoding="utf-8")
+    (tmp_path / "microgpt").symlink_to(ROOT / "microgpt", target_is_directory=True)
+    with pytest.raises(PageError, match=re.escape(words)):
+        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path))])
 
 
 def shown_code(html_text: str) -> tuple[list[str], int]:
@@ -319,7 +322,7 @@ def test_numbers_follow_lines_added_to_the_file(changed_site, built_site):
 def test_the_placeholder_becomes_the_install_command(changed_site):
     wheel = json.loads((changed_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
     html = (changed_site / "index.html").read_text(encoding="utf-8")
-    command = wheel_hook().install_command(site_url(), wheel)
+    command = install_command(site_url(), wheel)
     assert f"Inline: <code>{command}</code>." in html
     added_block = re.findall(r"<pre\b.*?</pre>", html, re.S)[-1]  # the page's last code block
     assert re.sub(r"<[^>]+>", "", added_block).strip() == command

@@ -1,13 +1,14 @@
 """`pytest --codeblocks` runs every block as the site shows it, fails loudly, and stays out of the way otherwise."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
+from dataclasses import replace
 
-import mdblocks
+import page_blocks
 import pytest
 from pytest_codeblocks import extract_from_file
 from sitecheck import ROOT, markdown_pages
@@ -22,7 +23,7 @@ def project(tmp_path):
         shutil.copy(ROOT / name, tmp_path / name)
     # every helper module of tests/ (not the tests themselves), so that a copied test finds what it imports
     helpers = [p.relative_to(ROOT) for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")]
-    for name in (*helpers, Path("docs/hooks/mdblocks.py")):
+    for name in helpers:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "microgpt", tmp_path / "microgpt")
@@ -61,19 +62,38 @@ CHAIN = """
     """
 
 
-def test_every_page_is_read_as_pytest_codeblocks_reads_it():
-    """The markers mean what pytest-codeblocks says they mean: its own reader finds the chains of every page
-    starting on the same lines, needing the same module, checked against the same output. (The code differs
-    where it must: an embed's code is the file's own lines, and pytest-codeblocks 0.18 drops the blank lines
-    of a block that is indented, in a tab or an admonition.)"""
-    compared = 0
+def test_every_page_is_collected_by_pytest_codeblocks_as_the_site_reads_it():
+    """`pytest --codeblocks` runs pytest-codeblocks' own chains (their first lines, what they need, their
+    checked output) once the site's reader agrees with them; its code is run as it reads it but for an
+    embed (its --8<-- line) and an indented block (0.18 drops its blank lines), which run the site's."""
+    compared = verbatim = 0
     for page in markdown_pages():
-        chains = mdblocks.parse(page.read_text(encoding="utf-8"), str(page), ROOT).chains()
-        ours = [(c[0].line, c[0].needs, c[-1].expected.code if c[-1].expected else None) for c in chains]
-        blocks = [b for b in extract_from_file(page) if b.syntax == "python"]
-        assert ours == [(b.lineno, b.importorskip, b.expected_output) for b in blocks], page
-        compared += len(ours)
-    assert compared > 50
+        chains = page_blocks.code_blocks(page, ROOT)
+        blocks = [b for b in extract_from_file(page) if (b.syntax or "").split("{")[0].strip() == "python"]
+        assert [(c.lineno, c.needs) for c in chains] == [(b.lineno, b.importorskip) for b in blocks], page
+        verbatim += sum(c.code == b.code and c.expected == b.expected_output for c, b in zip(chains, blocks))
+        compared += len(chains)
+    assert compared > 50 and verbatim > compared // 3, (compared, verbatim)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda blocks: [replace(blocks[0], code=blocks[0].code + "x = 1\n")], "this chain's code otherwise"),
+        (lambda blocks: [replace(blocks[0], expected_output="[3.0]\n")], "chain's expected output otherwise"),
+        (lambda blocks: [replace(blocks[0], importorskip="numpy")], "next chain is not this one"),
+        (lambda blocks: [], "next chain is not this one (none)"),
+        (lambda blocks: blocks + [replace(blocks[0], lineno=20)], "page.md:20: a python block the site does not run"),
+    ],
+)
+def test_a_chain_pytest_codeblocks_reads_otherwise_than_the_site_is_not_run(tmp_path, monkeypatch, change, words):
+    page = tmp_path / "page.md"
+    page.write_text(textwrap.dedent(CHAIN).lstrip("\n"), encoding="utf-8")
+    assert [c.lineno for c in page_blocks.code_blocks(page, ROOT)] == [3]
+    read = page_blocks.extract_from_file
+    monkeypatch.setattr(page_blocks, "extract_from_file", lambda path: change(read(path)))
+    with pytest.raises(ValueError, match=re.escape(words)):
+        page_blocks.code_blocks(page, ROOT)
 
 
 def test_a_chain_with_an_embed_runs_and_a_wrong_output_fails_at_its_line(project):

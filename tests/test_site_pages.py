@@ -1,5 +1,5 @@
 """Every way a page could show a Python block that is not run (or run one it does not show) is refused,
-with the page and line. These read pages with docs/hooks/mdblocks.py, the reader the build hook and
+with the page and line. These read pages with tools/mgsite/mgsite/blocks.py, the reader the build hook and
 `pytest --codeblocks` share, and hold them to tests/page_rules.py; they need nothing beyond the
 standard library."""
 
@@ -7,9 +7,9 @@ import re
 import textwrap
 from pathlib import Path
 
-import mdblocks
 import page_rules
 import pytest
+from mgsite import blocks as mdblocks
 from sitecheck import ROOT, markdown_pages
 
 
@@ -224,8 +224,8 @@ def test_an_embed_of_something_missing_is_refused(target, words):
     assert_refused(f'```python\n--8<-- "{target}"\n```\n', 1, words)
 
 
-def embed(target: str, above: str = "") -> mdblocks.Fence:
-    page = mdblocks.parse(f'{above}```python\n--8<-- "{target}"\n```\n', "docs/page.md", ROOT)
+def embed(target: str, attrs: str = "") -> mdblocks.Fence:
+    page = mdblocks.parse(f'```python{attrs}\n--8<-- "{target}"\n```\n', "docs/page.md", ROOT)
     assert not page.problems, page.problems
     return page.blocks[0]
 
@@ -264,11 +264,21 @@ def test_an_embed_of_one_statement_runs_just_that_statement():
 
 def test_highlight_names_one_statement_of_the_embed():
     target = "microgpt/engine.py:Value.backward"
-    assert_refused(f'<!--mg:highlight(no such line)-->\n```python\n--8<-- "{target}"\n```\n', 1, "no statement")
-    block = embed(target, "<!--mg:highlight(self.grad = 1)-->\n")
+    assert_refused(f'```python {{mg-highlight="no such line"}}\n--8<-- "{target}"\n```\n', 1, "no statement")
+    block = embed(target, ' {mg-highlight="self.grad = 1"}')
     assert [block.embed.lines[k - 1].strip() for k in block.highlight] == ["self.grad = 1"]
-    loop = embed(target, "<!--mg:highlight(for v in reversed)-->\n")
+    loop = embed(target, ' {mg-highlight="for v in reversed"}')
     assert [block.embed.lines[k - 1].strip()[:9] for k in loop.highlight] == ["for v in ", "for child", "child.gra"]
+
+
+def test_a_fence_takes_only_the_attributes_the_site_knows_each_once_written_as_superfences_reads_them():
+    target = "microgpt/engine.py:Value.backward"
+    assert_refused(f'```python {{hl_lines="2"}}\n--8<-- "{target}"\n```\n', 1, "'hl_lines' is not one")
+    assert_refused(f'```python {{mg-highlight=self}}\n--8<-- "{target}"\n```\n', 1, 'written {name="value"')
+    twice = '{mg-highlight="self.grad = 1" mg-highlight="topo"}'
+    assert_refused(f'```python {twice}\n--8<-- "{target}"\n```\n', 1, "each once")
+    assert_refused('```python {mg-highlight="print"}\nprint(1)\n```\n', 1, "only an embed has highlights")
+    assert_refused("<!--mg:highlight(self.grad = 1)-->\n" + RUNS, 1, "the fence's attribute")
 
 
 def test_the_taught_modules_carry_no_markers_or_pragmas():

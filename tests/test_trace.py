@@ -1,12 +1,11 @@
 """The traces embedded in the site agree with the engine they were recorded from.
 
 The recorder is microgpt.course.trace: the build draws the site's graphs from it, and the browser's Python
-imports it from the wheel the site serves. The build hook (docs/hooks/traces.py) is tested here too.
+imports it from the wheel the site serves. The build's graphs (tools/mgsite/mgsite/graphs.py) are tested here too.
 """
 
 import ast
 import html
-import importlib.util
 import itertools
 import json
 import math
@@ -20,15 +19,8 @@ from microgpt.course import trace as T
 from microgpt.course.diagrams import fmt, sig3
 from microgpt.engine import Value
 
-HOOKS = Path(__file__).resolve().parent.parent / "docs" / "hooks"
+ROOT = Path(__file__).resolve().parent.parent
 RECORDER = Path(T.__file__)
-
-
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HOOKS / file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 NAMES = list(T.PRESETS)
@@ -259,12 +251,11 @@ def test_unknown_preset_names_the_choices():
 
 
 def _hook():
-    pytest.importorskip("mkdocs")
-    sys.path.insert(0, str(HOOKS))  # as mkdocs does while it loads a hook
-    try:
-        return _load("traces_hook", "traces.py")
-    finally:
-        sys.path.remove(str(HOOKS))
+    """mgsite/graphs.py, the site extension's graphs and self-checks (it needs the docs toolchain)."""
+    pytest.importorskip("markdown")
+    from mgsite import graphs
+
+    return graphs
 
 
 @pytest.mark.parametrize(
@@ -277,26 +268,33 @@ def test_plain_decimal_parsing_is_strict(text, want):
     assert _hook().parse_decimal(text) == want
 
 
-CHECK = """<div class="autograd-check" {attrs} markdown>
+CHECK = """//// check | {attrs}
 **Predict first.** With $a = 3$, what is it?
 
-{options}<div class="check-hint" markdown>Look at `a`.</div>
-<div class="check-explain" markdown>Two paths each carry 3: 6.</div>
-</div>"""
+{options}/// hint
+Look at `a`.
+///
+
+/// explain
+Two paths each carry 3: 6.
+///
+////"""
 OPTIONS = "1. d, a, b, c\n2. d, b, c, a\n\n"
 
 
 def render_checks(markdown_text: str) -> str:
-    """A page's Markdown as the site converts its self-checks: md_in_html, math, then the hook's forms."""
+    """A page's Markdown as the site converts its self-checks: its blocks, math, then the extension's forms."""
     markdown = pytest.importorskip("markdown")
-    extensions = ["md_in_html", "pymdownx.arithmatex", _hook().Checks()]
+    from mgsite.extension import SiteExtension
+
+    extensions = ["md_in_html", "pymdownx.arithmatex", SiteExtension(root=str(ROOT))]
     return markdown.markdown(
         markdown_text, extensions=extensions, extension_configs={"pymdownx.arithmatex": {"generic": True}}
     )
 
 
 def test_authored_number_check_becomes_a_form_with_its_parts():
-    out = render_checks("before\n\n" + CHECK.format(attrs='data-answer="6"', options="") + "\n\nafter")
+    out = render_checks("before\n\n" + CHECK.format(attrs="answer=6", options="") + "\n\nafter")
     assert out.startswith("<p>before</p>\n<form") and out.endswith("</form>\n<p>after</p>")
     assert 'data-answer="6"' in out and 'data-tolerance="6.000000000000001e-09"' in out
     assert '<span class="arithmatex">' in out and "<code>a</code>" in out
@@ -307,7 +305,7 @@ def test_authored_number_check_becomes_a_form_with_its_parts():
 
 
 def test_authored_choice_check_gets_one_radio_per_option():
-    out = render_checks(CHECK.format(attrs='data-choice="2"', options=OPTIONS))
+    out = render_checks(CHECK.format(attrs="choice=2", options=OPTIONS))
     assert 'data-choice="2"' in out and "<ol>" not in out
     assert re.findall(r'<input name="[^"]+" type="radio" value="(\d)"', out) == ["1", "2"]
     assert "d, b, c, a</span>" in out
@@ -316,39 +314,81 @@ def test_authored_choice_check_gets_one_radio_per_option():
 @pytest.mark.parametrize(
     ("attrs", "options", "message"),
     [
-        ("", "", "exactly one of data-answer"),
-        ('data-question="fab-a"', "", "exactly one of data-answer"),  # the older keyed form is gone
-        ('data-answer="6" data-choice="1"', OPTIONS, "exactly one of data-answer"),
-        ('data-answer="0x0A"', "", "not a plain decimal"),
-        ('data-answer="1e1"', "", "not a plain decimal"),
-        ('data-answer="6" data-tolerance="a bit"', "", "data-tolerance"),
-        ('data-choice="3"', OPTIONS, "1 to 2"),
-        ('data-choice="0"', OPTIONS, "1 to 2"),
-        ('data-choice="2"', "", "ordered list"),
+        ("", "", "write answer=NUMBER"),
+        ("question=fab-a", "", "write answer=NUMBER"),  # the older keyed form is gone
+        ("answer=6 choice=1", OPTIONS, "exactly one of answer=NUMBER or choice=N"),
+        ("answer=6 answer", "", "write answer=NUMBER"),
+        ("answer=0x0A", "", "not a plain decimal"),
+        ("answer=1e1", "", "not a plain decimal"),
+        ("answer=6 tolerance=a-bit", "", "tolerance=a-bit"),
+        ("choice=3", OPTIONS, "1 to 2"),
+        ("choice=0", OPTIONS, "1 to 2"),
+        ("choice=2", "", "ordered list"),
     ],
 )
 def test_malformed_self_check_fails_the_build(attrs, options, message):
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
-    with pytest.raises(PluginError, match=message):
-        render_checks(CHECK.format(attrs=attrs, options=options))
+    with pytest.raises(PageError, match=message):
+        render_checks(CHECK.format(attrs=attrs, options=options).replace("check | \n", "check\n"))
 
 
 def test_self_check_without_hint_or_explanation_fails_the_build():
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
-    with pytest.raises(PluginError, match="check-hint"):
-        render_checks('<div class="autograd-check" data-answer="6" markdown>\nWhat is it?\n</div>')
-    with pytest.raises(PluginError, match="question is missing"):
+    with pytest.raises(PageError, match="/// hint and /// explain"):
+        render_checks("//// check | answer=6\nWhat is it?\n////")
+    with pytest.raises(PageError, match="question is missing"):
         render_checks(
-            CHECK.format(attrs='data-answer="6"', options="").replace(
-                "**Predict first.** With $a = 3$, what is it?", ""
-            )
+            CHECK.format(attrs="answer=6", options="").replace("**Predict first.** With $a = 3$, what is it?", "")
         )
+    with pytest.raises(PageError, match="only inside a //// check"):
+        render_checks("/// hint\nLook at `a`.\n///")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<div class="autograd-widget" data-preset="relu"></div>',
+        '<div class="autograd-check" data-answer="6" markdown>\nWhat?\n</div>',
+        "{{ train_widget }}",
+    ],
+)
+def test_the_former_html_markers_fail_the_build_and_name_the_block(text):
+    from mgsite.errors import PageError
+
+    with pytest.raises(PageError, match="write it as a block"):
+        render_checks(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("/// widget | nope\n///", "/// widget: unknown preset 'nope'"),
+        ("/// playground | neuron\n///", "/// playground: unknown preset 'neuron'"),
+        ("/// diagram | nope\n///", "/// diagram: unknown diagram 'nope'"),
+        ("/// widget\n///", "not a block this site reads"),  # no preset
+        ("/// gadget | relu\n///", "not a block this site reads"),
+        ("/// train | now\n///", "not a block this site reads"),
+        ("/// widget | relu\nsome text\n///", "holds nothing"),
+    ],
+)
+def test_a_block_the_site_cannot_make_fails_the_build(text, message):
+    from mgsite.errors import PageError
+
+    with pytest.raises(PageError, match=re.escape(message)):
+        render_checks(text)
+
+
+def test_the_blocks_make_the_graphs_html_as_a_raw_block_would():
+    hook = _hook()
+    for block, kind, key, name in [("widget", "widget", "preset", "relu"), ("diagram", "diagram", "diagram", "shared")]:
+        out = render_checks(f"before\n\n/// {block} | {name}\n///\n\nafter")
+        assert out == f"<p>before</p>\n{hook.render(kind, {key: name})}\n\n<p>after</p>"
 
 
 def test_hook_refuses_unknown_markers():
-    from mkdocs.exceptions import PluginError
+    from mgsite.errors import PageError
 
     hook = _hook()
     for kind, attrs in [
@@ -357,7 +397,7 @@ def test_hook_refuses_unknown_markers():
         ("diagram", {"diagram": "nope"}),
         ("gadget", {}),
     ]:
-        with pytest.raises(PluginError):
+        with pytest.raises(PageError):
             hook.render(kind, attrs)
 
 
@@ -408,3 +448,23 @@ def test_gradient_flow_diagram_shows_every_place_and_its_size_in_words_and_in_th
     (b1, n1), (b2, n2) = by_name["wte"], by_name["layer0.attn_wq"]
     (b3, n3), (b4, n4) = by_name["x0"], by_name["attn_in"]
     assert (b1 - b2) / math.log10(n1 / n2) == pytest.approx((b3 - b4) / math.log10(n3 / n4), abs=0.1)
+
+
+@pytest.mark.parametrize(
+    ("block", "where"),
+    [
+        ("/// widget | nope\n///", "docs/page.md:5: /// widget: unknown preset"),
+        ("/// gadget\n///", "docs/page.md:5: '/// gadget' is not a block"),
+        ("//// check | answer=3\nWhat is it?\n\n/// hint\nLook.\n///\n////", "docs/page.md:6: check 'What is it?"),
+    ],
+)
+def test_a_blocks_error_names_the_page_and_line(tmp_path, block, where):
+    markdown = pytest.importorskip("markdown")
+    from mgsite.errors import PageError
+    from mgsite.extension import SiteExtension
+
+    text = f"# A page\n\nSome text.\n\n{block}\n"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text(text, encoding="utf-8")
+    with pytest.raises(PageError, match=re.escape(where)):
+        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path), typeset_math=False)])

@@ -1,15 +1,23 @@
 """One reading of a Markdown page, shared by the site build and the tests.
 
-docs/hooks/embed.py (the build), tests/page_blocks.py (`pytest --codeblocks` runs the blocks) and the
-checks in tests/ all call `parse()`, so what the site shows and what the tests run cannot drift
-apart. Standard library only: the package's own tests never import the docs toolchain. It reads
-pytest-codeblocks' markers as pytest-codeblocks does (tests/test_site_codeblocks.py compares the two
-on every page), and adds what the site needs: each block's own line, embeds, highlights, problems.
+The build (runnable.py) and the checks in tests/ call `parse()`; `pytest --codeblocks` runs
+pytest-codeblocks' own collection, once it agrees with `parse()` (tests/page_blocks.py), so what the
+site shows and what the tests run cannot drift apart. Standard library only: the package's own tests
+never import the docs toolchain. It reads pytest-codeblocks' markers as pytest-codeblocks does, and is
+kept, rather than pytest-codeblocks' reader (0.18's `extract_from_buffer`), for what that one cannot
+give the site: every block on its own line (it merges a cont block into the one before, and the
+build labels and numbers each), the code of an embed (it has the --8<-- line) and its highlights
+(fence attributes), an indented block's blank lines (it drops them, in tabs, admonitions and
+lists), ~~~ fences (it reads none, so a page must not have them), and problems with their page and
+line instead of an exception at the first one.
 
-A page's python blocks run; on lines of their own right above a block, any of:
+A page's python blocks run; on lines of their own right above a block, any of pytest-codeblocks' markers
     <!--pytest-codeblocks:cont-->                 runs in the namespace of the python block before
     <!--pytest-codeblocks:importorskip(torch)-->  needs torch (or numpy), which the browser lacks
-    <!--mg:highlight(TEXT)-->                     embeds only: highlight the statement whose first line has TEXT
+What the site does with a block is an attribute on its fence, in superfences' attribute form
+(```python {name="value"}): only `mg-highlight="TEXT"`, on an embed, which highlights the statement
+whose first line has TEXT. pytest-codeblocks reads such a fence's language as `python {...}`: our
+reader takes the language from before the braces.
 After the last block of a chain, <!--pytest-codeblocks:expected-output--> and a ```text fence: the
 chain's stdout, compared exactly. An embed is a python fence whose only line is
 --8<-- "microgpt/file.py:NAME", NAME a function, class, method or assigned name (`Value.backward`),
@@ -34,11 +42,15 @@ from pathlib import Path
 NEEDS = {"torch": "PyTorch", "numpy": "NumPy"}
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-MARKER = re.compile(
-    r"^<!--(?:pytest-codeblocks:(?P<cb>cont|expected-output|importorskip\((?P<needs>\w+)\))"
-    r"|mg:highlight\((?P<highlight>.+)\))-->$"
-)
+MARKER = re.compile(r"^<!--pytest-codeblocks:(?P<cb>cont|expected-output|importorskip\((?P<needs>\w+)\))-->$")
+# a fence's info string: its language, then superfences' attributes in braces (`python {mg-highlight="x = 1"}`)
+INFO = re.compile(r"^(?P<lang>[^\s{]*)\s*(?:\{(?P<attrs>.*)\})?$")
+ATTRIBUTE = re.compile(r'\s*(?P<key>[A-Za-z_][\w-]*)="(?P<value>[^"]*)"')
+ATTRIBUTES = {"mg-highlight"}  # the attributes the site knows; blocks of other extensions take none
 LOOKS_LIKE_MARKER = re.compile(r"<!--.*(pytest|mg:)", re.IGNORECASE)
+# a line of pymdownx.blocks' syntax (`/// widget | relu`, `//// check | answer=6`, a closing `///`):
+# markup, not prose, as an HTML tag is (mgsite/shortcodes.py reads them)
+BLOCK_LINE = re.compile(r"^ {0,3}/{3,}(?:[ ]*[\w-]+[ ]*(?:\|.*)?)?$")
 # a definition by its qualified name, or a run of them ("microgpt/engine.py:Value.__pow__..Value.tanh"),
 # or one statement of a definition, named by text of its first line ("...:Value.backward:for v in")
 EMBED = re.compile(
@@ -74,7 +86,7 @@ class Section:
         """The block's lines (1-based) of the one statement whose first line contains text, or a problem."""
         span = self.statement_span(text)
         if isinstance(span, str):
-            return f"highlight({text}): {span}"
+            return f"mg-highlight={text!r}: {span}"
         return list(range(span[0] - self.numbers[0] + 1, span[1] - self.numbers[0] + 2))
 
     def statement_span(self, text: str) -> tuple[int, int] | str:
@@ -160,7 +172,7 @@ def find_section(path: Path, file: str, name: str) -> Section | str:
 @dataclass
 class Marker:
     line: int
-    kind: str  # cont | expected-output | needs | highlight
+    kind: str  # cont | expected-output | needs
     arg: str = ""
 
 
@@ -170,9 +182,10 @@ class Fence:
     end: int  # of the closing fence
     indent: str
     ticks: str
-    info: str
+    info: str  # the language
     body: list[str]
     markers: list[Marker]
+    attrs: dict[str, str] = field(default_factory=dict)  # from the fence's braces
     run: int | None = None  # python blocks: index among the page's runnable blocks
     cont: bool = False
     needs: str | None = None
@@ -192,7 +205,7 @@ class Page:
     lines: list[str]
     front_matter: int  # number of lines the front matter takes (0 if none)
     fences: list[Fence]
-    prose: list[tuple[int, str]]  # (line, text) of lines outside fences, comments and front matter
+    prose: list[tuple[int, str]]  # (line, text) of lines outside fences, comments, block lines and front matter
     problems: list[str]
 
     @property
@@ -246,17 +259,18 @@ def parse(text: str, path: str = "page.md", root: Path | None = None) -> Page:
             continue
         marker = MARKER.match(stripped)
         if marker:
-            kind = "highlight" if marker["highlight"] else "needs" if marker["needs"] else marker["cb"]
-            pending.append(Marker(n, kind, marker["highlight"] or marker["needs"] or ""))
+            kind = "needs" if marker["needs"] else marker["cb"]
+            pending.append(Marker(n, kind, marker["needs"] or ""))
         elif LOOKS_LIKE_MARKER.search(line):
-            say(n, f"not a marker this site knows, or not alone on its line: {stripped!r}")
+            hint = ' (a highlight is the fence\'s attribute: ```python {mg-highlight="TEXT"})' if "mg:" in line else ""
+            say(n, f"not a marker this site knows, or not alone on its line: {stripped!r}{hint}")
         elif stripped.startswith("<!--") and "-->" not in stripped:
             comment_from = n
         elif stripped:
             if pending:
                 say(pending[0].line, "a marker must stand right above its fence (only blank lines between)")
                 pending = []
-            if not stripped.startswith("<!--"):
+            if not stripped.startswith("<!--") and not BLOCK_LINE.match(line.rstrip()):
                 prose.append((n, line))
         i += 1
     if comment_from:
@@ -277,9 +291,17 @@ def _read_fence(lines, i, m, markers, fences, say, root) -> int:
         say(n, "a fence that is never closed")
         j = len(lines)
     body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[i + 1 : j]]
-    fence = Fence(n, j + 1, indent, ticks, info, body, markers)
+    parts, attrs = INFO.match(info), {}
+    if parts and parts["attrs"] is not None:
+        found = list(ATTRIBUTE.finditer(parts["attrs"]))
+        attrs = {a["key"]: a["value"] for a in found}
+        if "".join(a[0] for a in found).strip() != parts["attrs"].strip() or len(attrs) != len(found):
+            say(n, f'fence attributes are written {{name="value" ...}}, each once: {info!r}')
+        for key in sorted(set(attrs) - ATTRIBUTES):
+            say(n, f"fence attribute {key!r} is not one this site knows: {sorted(ATTRIBUTES)}")
+    fence = Fence(n, j + 1, indent, ticks, parts["lang"] if parts else info, body, markers, attrs)
     fences.append(fence)
-    if info == "python" and ticks[0] == "`":
+    if fence.info == "python" and ticks[0] == "`":
         embed = EMBED.match(body[0].strip()) if len(body) == 1 else None
         if embed and root is not None:
             file = root / embed.group("path")
@@ -308,14 +330,13 @@ def _link_blocks(page: Page, say) -> None:
             fence.cont = "cont" in kinds and last_block is not None
             needs = [m.arg for m in fence.markers if m.kind == "needs"]
             fence.needs = last_block.needs if fence.cont and last_block else (needs[0] if needs else None)
-            for marker in fence.markers:
-                if marker.kind != "highlight":
-                    continue
-                lines = fence.embed.highlight(marker.arg) if fence.embed is not None else "only an embed"
+            text = fence.attrs.get("mg-highlight")
+            if text is not None:
+                lines = fence.embed.highlight(text) if fence.embed is not None else "only an embed"
                 if isinstance(lines, str):
-                    say(marker.line, lines if fence.embed else f"highlight({marker.arg}): {lines} has highlights")
+                    say(fence.line, lines if fence.embed else f"mg-highlight={text!r}: {lines} has highlights")
                 else:
-                    fence.highlight += lines
+                    fence.highlight = lines
             last_block = fence
         elif "expected-output" in kinds and previous is not None and previous.run is not None:
             if previous.expected is None:

@@ -1,6 +1,6 @@
 """Build step for code blocks: what the tests run is what the site shows, and the site says so.
 
-Every page is read with mdblocks.parse (the same reading `pytest --codeblocks` uses); what it cannot
+Every page is read with blocks.parse (the same reading `pytest --codeblocks` uses); what it cannot
 read (an embed of something missing, a fence never closed) fails the build with the page and line.
 The rules a page must also follow are the tests' (tests/page_rules.py), and so is the check that
 the built page shows exactly the blocks that were read. Then, in the in-memory Markdown only:
@@ -9,9 +9,9 @@ the built page shows exactly the blocks that were read. Then, in the in-memory M
   data-mg-cont="cont", data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
 - an embed (--8<-- "microgpt/file.py:NAME", a definition found by name) becomes the same snippet by
   line numbers (--8<-- "microgpt/file.py:A:B"), with the title "file — lines A–B", a gutter starting
-  at A, and the statement each <!--mg:highlight(TEXT)--> names highlighted;
+  at A, and the statement its fence's mg-highlight="TEXT" names highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do; a block that needs
-  a package the in-browser Python lacks (mdblocks.NEEDS) also gets a sentence saying why it has no Run
+  a package the in-browser Python lacks (blocks.NEEDS) also gets a sentence saying why it has no Run
   button and how to run it (the one place those words and the packages' names are written);
 - the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
 """
@@ -21,9 +21,11 @@ from __future__ import annotations
 import html
 import posixpath
 from pathlib import Path
+from typing import Any
 
-import mdblocks
-from mkdocs.exceptions import PluginError
+from mgsite import blocks
+from mgsite.errors import PageError
+from mgsite.pages import Source
 
 LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css styles .mg-mark--<modifier>
     "cont": ("cont", "Continues the block above"),
@@ -31,19 +33,13 @@ LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css
 }
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
-    if not page.file.src_uri.endswith(".md"):
-        return markdown
-    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    parsed = mdblocks.parse(source, f"docs/{page.file.src_uri}", Path(config["config_file_path"]).parent)
+def rewrite(source: Source, markdown: str, root: Path) -> str:
+    """The page's Markdown with its blocks' attributes, labels and embeds by line number (see the top of this file)."""
+    parsed = blocks.parse(source.text, source.name, root)
     if parsed.problems:
-        raise PluginError("\n".join(parsed.problems))
-    if not source.endswith(markdown):
-        raise PluginError(f"{page.file.src_uri}: another plugin changed the Markdown before docs/hooks/embed.py")
-    # what overrides/main.html gives the page styles for
-    page.meta["mg_run"] = bool(parsed.blocks)
-    page.meta["mg_widgets"] = 'class="autograd-' in markdown
+        raise PageError("\n".join(parsed.problems))
     lines = parsed.lines[:]
+    page = source.name.removeprefix("docs/")
     for fence in parsed.fences:
         if attributes(fence):
             lines[fence.line - 1] = f"{fence.indent}{fence.ticks} {{{attributes(fence)}}}"
@@ -54,19 +50,19 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             note = ""
             if marker.kind == "needs":
                 kind = "torch" if marker.arg == "torch" else "needs"
-                text, note = needs_label(marker.arg, page.file.src_uri)
+                text, note = needs_label(marker.arg, page)
                 note = f"\n\n{fence.indent}{note}\n{fence.indent}{{: .mg-needs }}"
             if text:
                 label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
                 lines[marker.line - 1] += f"{note}\n\n{fence.indent}{label}\n{fence.indent}{{: .mg-marks }}\n"
-    start = len(lines) - markdown.count("\n") - 1  # mkdocs gave us the page without its front matter
-    return "\n".join(lines[start:]) + unchecked_numbers_note(page.meta.get("unchecked_numbers"))
+    start = source.offset(markdown)  # the generator gave us the page without its front matter
+    return "\n".join(lines[start:]) + unchecked_numbers_note(source.meta.get("unchecked_numbers"))
 
 
 def needs_label(module: str, page: str) -> tuple[str, str]:
     """The label over a block that needs a package the browser's Python lacks, and the sentence before it."""
-    name = mdblocks.NEEDS[module]
+    name = blocks.NEEDS[module]
     home = posixpath.relpath("index.md", posixpath.dirname(page) or ".")
     note = (
         f"The Python that runs in this page has only microgpt and Python's standard library, so the block below"
@@ -76,7 +72,7 @@ def needs_label(module: str, page: str) -> tuple[str, str]:
     return f"Needs {name}: run it on your computer", note
 
 
-def attributes(fence: mdblocks.Fence) -> str:
+def attributes(fence: blocks.Fence) -> str:
     """The attribute list superfences puts on the block's <div class="highlight">."""
     if fence.expected_for is not None:
         return f'.text data-mg-expected="{fence.expected_for}"'
@@ -93,7 +89,7 @@ def attributes(fence: mdblocks.Fence) -> str:
     return out
 
 
-def unchecked_numbers_note(exempt) -> str:
+def unchecked_numbers_note(exempt: dict[str, Any] | None) -> str:
     if not exempt:
         return ""
     items = "".join(f"\n    - **{html.escape(str(n))}**: {html.escape(str(why))}" for n, why in exempt.items())

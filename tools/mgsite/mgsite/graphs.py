@@ -1,9 +1,9 @@
-"""Build-time step for the interactive graphs, diagrams and self-checks: every number comes from microgpt.course.trace.
+"""The interactive graphs, diagrams and self-checks: every number comes from microgpt.course.trace.
 
-CONTRIBUTING.md shows how a page asks for them. `on_page_markdown` replaces a graph's marker by one
-line of HTML: the widget with its traces embedded as JSON (docs/javascripts/widgets/ draws them) or
-the diagram's complete SVG (drawn by microgpt/course/diagrams.py) with its legend. A Markdown tree
-processor (`CheckForms`) turns each self-check, once md_in_html has parsed it, into its form.
+A page asks for them with blocks (shortcodes.py; CONTRIBUTING.md shows how). `render` makes a graph's
+one piece of HTML: the widget with its traces embedded as JSON (docs/javascripts/widgets/ draws them)
+or the diagram's complete SVG (drawn by microgpt/course/diagrams.py) with its legend. A Markdown tree
+processor (`CheckForms`) turns each self-check, once its Markdown is parsed, into its form.
 Anything unknown or malformed fails the build.
 """
 
@@ -12,19 +12,17 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from xml.etree.ElementTree import Element, fromstring
 
-from markdown import Extension
+from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
-from mkdocs.exceptions import PluginError
 
+from mgsite.errors import PageError
+from mgsite.pages import Source
 from microgpt.course import trace as T
 from microgpt.course.diagrams import DIAGRAMS, layout
 
-MARKER = re.compile(
-    r'<div class="autograd-(?P<kind>widget|playground|diagram)"(?P<attrs>(?:\s+data-[a-z-]+="[^"]*")*)\s*>\s*</div>'
-)
-ATTR = re.compile(r'(?P<k>[a-z-]+)="(?P<v>[^"]*)"')
 # A number as a reader or an author writes it: digits, an optional point, an optional - or − sign.
 # docs/javascripts/widgets/format.js parses with the same pattern (tests/test_browser_widgets.py).
 PLAIN_DECIMAL = re.compile(r"[-−]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")  # [0-9]: in Python \d is any Unicode digit
@@ -36,7 +34,7 @@ def parse_decimal(text: str) -> float | None:
     return float(s.replace("−", "-")) if PLAIN_DECIMAL.fullmatch(s) else None
 
 
-def _attr_json(obj) -> str:
+def _attr_json(obj: object) -> str:
     """JSON for a single-quoted attribute (double quotes left alone keeps the page small)."""
     s = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;")
@@ -84,39 +82,39 @@ def _fill(slot: Element | None, source: Element) -> None:
     slot.extend(list(source))
 
 
-def check_form(el: Element, uid: str) -> None:
+def check_form(el: Element, uid: str, page: str) -> None:
     """Validate a parsed <div class="autograd-check"> and make it its form: the question, an input or a radio
     per option, Check, Show answer, a hint, a status line read out, the explanation hidden until answered."""
     attrs = dict(el.attrib)
     hint = next((c for c in el if c.get("class") == "check-hint"), None)
     explain = next((c for c in el if c.get("class") == "check-explain"), None)
     ol = next((c for c in el if c.tag == "ol"), None) if "data-choice" in attrs else None
-    what = f"{CheckForms.page}: autograd-check {''.join(el.itertext()).strip()[:60]!r}"
+    what = f"{page}: check {''.join(el.itertext()).strip()[:60]!r}"
     if ("data-answer" in attrs) == ("data-choice" in attrs):
-        raise PluginError(f"{what}: give exactly one of data-answer (a number) or data-choice (the right option)")
+        raise PageError(f"{what}: give exactly one of answer=NUMBER or choice=N (the right option)")
     if hint is None or explain is None:
-        raise PluginError(f'{what}: add <div class="check-hint" markdown>…</div> and <div class="check-explain" …>')
+        raise PageError(f"{what}: add its /// hint and /// explain blocks inside it")
     for part in (hint, explain, ol):
         if part is not None:
             el.remove(part)
     if not "".join(el.itertext()).strip():
-        raise PluginError(f"{what}: the question is missing")
+        raise PageError(f"{what}: the question is missing")
     options = list(ol if ol is not None else [])
     if "data-choice" in attrs:
         choice = attrs["data-choice"]
         if not options:
-            raise PluginError(f'{what}: data-choice needs an ordered list ("1. …") of the options')
+            raise PageError(f'{what}: choice= needs an ordered list ("1. …") of the options')
         if not re.fullmatch(r"[1-9][0-9]*", choice) or int(choice) > len(options):
-            raise PluginError(f"{what}: data-choice={choice!r} must be an option's number, 1 to {len(options)}")
+            raise PageError(f"{what}: choice={choice} must be an option's number, 1 to {len(options)}")
         kind = {"data-choice": choice}
         items = "".join(OPTION.format(uid=uid, k=k) for k in range(1, len(options) + 1))
         answer = CHOICES.format(uid=uid, options=items)
     else:
         number, tolerance = parse_decimal(attrs["data-answer"]), attrs.get("data-tolerance")
         if number is None:
-            raise PluginError(f"{what}: data-answer={attrs['data-answer']!r} is not a plain decimal such as 6 or -1.5")
+            raise PageError(f"{what}: answer={attrs['data-answer']} is not a plain decimal such as 6 or -1.5")
         if tolerance is not None and (parse_decimal(tolerance) is None or tolerance.strip()[0] in "-−"):
-            raise PluginError(f"{what}: data-tolerance={tolerance!r} is not a plain non-negative decimal number")
+            raise PageError(f"{what}: tolerance={tolerance} is not a plain non-negative decimal number")
         kind = {"data-answer": attrs["data-answer"], "data-tolerance": tolerance or repr(1e-9 * max(1, abs(number)))}
         answer = NUMBER.format(uid=uid)
     form = fromstring(FORM.format(uid=uid, answer=answer))
@@ -136,17 +134,17 @@ def check_form(el: Element, uid: str) -> None:
 class CheckForms(Treeprocessor):
     """Every self-check of a page, once md_in_html has parsed it, becomes its form (check_form)."""
 
-    page = ""  # the page being converted, for the error messages (on_page_markdown)
+    def __init__(self, md: Markdown, page: Callable[[], Source | None]) -> None:
+        super().__init__(md)
+        self.page = page  # the page being converted, for the error messages
 
     def run(self, root: Element) -> None:
+        source = self.page()
         checks = [el for el in root.iter("div") if el.get("class") == "autograd-check"]
         for k, el in enumerate(checks, start=1):
-            check_form(el, f"ag-check-{k}")
-
-
-class Checks(Extension):
-    def extendMarkdown(self, md) -> None:
-        md.treeprocessors.register(CheckForms(md), "autograd-checks", 15)  # after the inline patterns (20)
+            first = next((text for text in el.itertext() if text.strip()), "")  # the question's first words
+            where = f"{source.name}:{source.line_of(first)}" if source else "?"
+            check_form(el, f"ag-check-{k}", where)
 
 
 # ---------------------------------------------------------------------------- widgets and markers
@@ -155,7 +153,7 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         name = attrs.get("preset", "fab" if kind == "widget" else "diamond")
         choices = [n for n, p in T.PRESETS.items() if kind == "widget" or p[2]]  # playground: few enough orders
         if name not in choices:
-            raise PluginError(f"autograd-{kind}: unknown preset {name!r}; choose from {', '.join(choices)}")
+            raise PageError(f"unknown preset {name!r}; choose from {', '.join(choices)}")
         if kind == "playground":
             data = f"data-trace='{_attr_json(layout(T.trace_preset(name)))}'"
         else:  # every preset, for the widget's menu; the step-through widget never looks the orders up
@@ -166,7 +164,7 @@ def render(kind: str, attrs: dict[str, str]) -> str:
     if kind == "diagram":
         name = attrs.get("diagram", "")
         if name not in DIAGRAMS:
-            raise PluginError(f"autograd-diagram: unknown diagram {name!r}; choose from {', '.join(DIAGRAMS)}")
+            raise PageError(f"unknown diagram {name!r}; choose from {', '.join(DIAGRAMS)}")
         svg, legend = DIAGRAMS[name]()
         items = "".join(f"<li>{legend_item(k)}</li>" for k in legend)
         caption = (
@@ -174,31 +172,10 @@ def render(kind: str, attrs: dict[str, str]) -> str:
         )
         scroll = f'<div class="autograd-scroll">{svg}</div>'
         return f'<figure class="autograd-diagram" data-diagram="{name}">{scroll}{caption}</figure>'
-    raise PluginError(f"unknown marker autograd-{kind}; use widget, playground or diagram")
+    raise PageError(f"unknown graph {kind!r}; use widget, playground or diagram")
 
 
 def legend_item(key: str) -> str:
     """A legend key's line: LEGEND's words, with the key's sample (after a space) where they say {sample}."""
     name, _, sample = key.partition(" ")
     return LEGEND[name].replace("{sample}", html.escape(sample))
-
-
-def on_config(config):
-    config.markdown_extensions.append(Checks())
-    return config
-
-
-def on_page_markdown(markdown: str, page, config, files) -> str:
-    CheckForms.page = page.file.src_uri
-
-    def sub(m: re.Match) -> str:
-        attrs = {a["k"].removeprefix("data-"): html.unescape(a["v"]) for a in ATTR.finditer(m["attrs"])}
-        out = render(m["kind"], attrs)
-        if "\n" in out:  # a raw HTML block ends at a blank line; one line cannot hold one
-            raise PluginError(f"autograd-{m['kind']}: its HTML must be one line")
-        return out
-
-    try:
-        return MARKER.sub(sub, markdown)
-    except PluginError as e:
-        raise PluginError(f"{page.file.src_uri}: {e}") from None

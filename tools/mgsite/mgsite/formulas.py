@@ -10,7 +10,7 @@ version 109); the formulas of a page go to it in one batch, in one Node process 
 A formula Temml cannot parse stops the build with the page and the TeX, and so does one browsers
 would draw otherwise than written (`refused`). A formula in a line of text keeps the punctuation
 that touches it on its line ("$d = 10$, then" must not break before its comma). The characters
-the formulas draw are kept in USED: docs/hooks/math_font.py cuts the math font to them.
+the formulas draw are read from the built pages by `python -m mgsite.finish`, which cuts the math font to them.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
-import math_font
-from markdown import Extension
+from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
-from mkdocs.exceptions import PluginError
 
-TEMML = Path(__file__).resolve().parents[2] / "node_modules" / "temml" / "dist" / "temml.cjs"
-HOOK = Path(__file__).name
+from mgsite.errors import PageError
+from mgsite.pages import Source
+
+TEMML = Path("node_modules") / "temml" / "dist" / "temml.cjs"  # under the repository (the extension's root)
 
 # what arithmatex leaves in its element (the display TeX HTML-escaped)
 WRAPPED = re.compile(r"\\\((?P<inline>.*)\\\)|\\\[(?P<display>.*)\\\]", re.S)
@@ -123,7 +124,8 @@ class Temml:
     Each formula's result is kept, so a formula used on several pages, or again by `mkdocs serve`,
     is typeset once."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: Path) -> None:
+        self.script = script
         self.process: subprocess.Popen[str] | None = None
         self.done: dict[tuple[str, bool], tuple[str | None, str | None]] = {}  # -> (mathml, problem)
 
@@ -131,16 +133,16 @@ class Temml:
         if todo := [item for item in dict.fromkeys(items) if item not in self.done]:
             if self.process is None or self.process.poll() is not None:
                 if (node := shutil.which("node")) is None:
-                    raise PluginError("Temml needs Node.js to typeset the math: install node (the one `npm ci` uses)")
+                    raise PageError("Temml needs Node.js to typeset the math: install node (the one `npm ci` uses)")
                 self.process = subprocess.Popen(
-                    [node, "-e", RENDER_JS, str(TEMML)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+                    [node, "-e", RENDER_JS, str(self.script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
                 )
                 atexit.register(self.process.kill)
             assert self.process.stdin is not None and self.process.stdout is not None
             self.process.stdin.write(json.dumps(todo) + "\n")
             self.process.stdin.flush()
             if not (line := self.process.stdout.readline()):
-                raise PluginError(f"{HOOK}: Temml stopped (run `npm ci`?)")
+                raise PageError(f"Temml stopped: is {self.script} there? (run `npm ci`)")
             for item, result in zip(todo, json.loads(line)):
                 if "error" in result:
                     self.done[item] = None, f"cannot typeset `{item[0]}`: {result['error']}"
@@ -151,19 +153,22 @@ class Temml:
         return [self.done[item] for item in items]
 
 
-TEMML_PROCESS = Temml()
-USED: set[str] = set()  # every character the site's formulas draw
+PROCESSES: dict[Path, Temml] = {}  # one Node process per Temml script, for the whole build
 
 
-def typeset(items: list[tuple[str, bool]], where: str) -> list[str]:
-    """The MathML of each (TeX, display?); any formula that cannot be shown as written fails the build."""
-    results = TEMML_PROCESS.typeset(items)
-    if problems := [f"{where}: {problem}" for _, problem in results if problem]:
-        raise PluginError(f"{HOOK}: " + "; ".join(problems))
-    out = [mathml for mathml, _ in results if mathml is not None]
-    for mathml in out:
-        USED.update(math_font.characters(mathml))
-    return out
+def temml(root: Path) -> Temml:
+    """The Temml process of the repository at root (node_modules/temml), started once."""
+    script = root / TEMML
+    return PROCESSES.setdefault(script, Temml(script))
+
+
+def typeset(items: list[tuple[str, bool]], root: Path, where: Callable[[str], str]) -> list[str]:
+    """The MathML of each (TeX, display?); any formula that cannot be shown as written fails the build,
+    with where(tex) (the page and line) before each problem."""
+    results = temml(root).typeset(items)
+    if problems := [f"{where(item[0])}: {problem}" for item, (_, problem) in zip(items, results) if problem]:
+        raise PageError("; ".join(problems))
+    return [mathml for mathml, _ in results if mathml is not None]
 
 
 def as_text(mathml: str) -> str:
@@ -199,18 +204,24 @@ def keep_punctuation_on_the_line(parent: ET.Element, el: ET.Element) -> None:
 class TypesetMath(Treeprocessor):
     """Every arithmatex element of a page, with its formula typeset (see the top of this file)."""
 
-    page = "?"  # the page being converted (docs/hooks/formulas.py sets it), for the error messages
-    count = 0  # how many formulas the page last converted has
+    def __init__(self, md: Markdown, root: Path, page: Callable[[], Source | None]) -> None:
+        super().__init__(md)
+        self.root = root  # the repository, where node_modules/ is
+        self.page = page  # the page being converted, for the error messages
+
+    def where(self, tex: str) -> str:
+        source = self.page()
+        return f"{source.name}:{source.line_of(tex)}" if source else "?"
 
     def run(self, root: ET.Element) -> None:
-        assert self.md is not None  # registered by MathExtension, with its Markdown
+        assert self.md is not None  # registered by the extension, with its Markdown
         found = [(parent, el) for parent in root.iter() for el in parent if el.get("class") == "arithmatex"]
         items = []
         for _, el in found:
             if (m := WRAPPED.fullmatch(el.text or "")) is None:
-                raise PluginError(f"{HOOK}: {self.page}: arithmatex wrote {el.text!r}; has its output changed?")
+                raise PageError(f"{self.where(el.text or '')}: arithmatex wrote {el.text!r}; has its output changed?")
             items.append((m["inline"], False) if m["inline"] is not None else (html.unescape(m["display"]), True))
-        typeset_found = typeset(items, self.page)
+        typeset_found = typeset(items, self.root, self.where)
         for (_, el), mathml in zip(found, typeset_found):
             el.text = as_text(mathml)
         with_math = (h for h in root.iter() if h.tag in HEADINGS and h.find(".//*[@class='arithmatex']") is not None)
@@ -223,15 +234,3 @@ class TypesetMath(Treeprocessor):
             else:  # in a block of the formula's width, which div.arithmatex centres and scrolls (math.css)
                 el.text = None
                 ET.SubElement(el, "span").text = self.md.htmlStash.store(mathml)
-        TypesetMath.count = len(found)
-
-
-class MathExtension(Extension):
-    def extendMarkdown(self, md) -> None:
-        # after the inline patterns (priority 20, where arithmatex finds inline formulas), before the
-        # table of contents (5), so that a heading's formula is typeset there too
-        md.treeprocessors.register(TypesetMath(md), "mg-typeset-math", 15)
-
-
-def makeExtension(**kwargs) -> MathExtension:  # noqa: N802  (the name Python-Markdown looks for)
-    return MathExtension(**kwargs)

@@ -1,25 +1,24 @@
 """Serve the site's front-end files from node_modules/, which `npm ci` fills from package-lock.json.
 
-No third-party file is committed: `npm ci` checks every file against its integrity hash, and this
-hook adds the files the pages use to the build (`on_files`), so `mkdocs build` and `mkdocs serve`
-both publish them. To serve another npm package, add a line to VENDOR (and the package to
+No third-party file is committed: `npm ci` checks every file against its integrity hash, and
+`python -m mgsite.prepare` copies the files the pages use into docs/ (gitignored paths), so every
+generator publishes them. To serve another npm package, add a line to VENDOR (and the package to
 package.json). A missing or stale node_modules stops the build with one line that says to run `npm ci`.
 
 A script that imports npm packages by name is bundled: esbuild (pinned in package.json) turns each
-entry of BUNDLES into one file, with the packages it imports, into .cache/bundles/ on every build (a
-fraction of a second), and the site serves it with the licences of the packages inside it.
+entry of BUNDLES into one file, with the packages it imports (a fraction of a second), and the site
+serves it with the licences of the packages inside it.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
-
-ROOT = Path(__file__).resolve().parents[2]
+from mgsite.errors import PageError
 
 # site folder: npm package, folder inside it, the files the pages need (glob patterns)
 VENDOR = {
@@ -34,42 +33,41 @@ BUNDLES = {
     "javascripts/run/editor.js": "docs/javascripts/editor/index.js",
 }
 # used while the site is built, served as they are by no page: Temml typesets the math
-# (docs/hooks/typeset_math.py), STIX Two Math is cut to the characters it uses (docs/hooks/math_font.py),
-# esbuild bundles BUNDLES
+# (mgsite/formulas.py), STIX Two Math is cut to the characters it uses (mgsite/font.py), esbuild bundles BUNDLES
 BUILD_ONLY = ["temml", "@fontsource/stix-two-math", "esbuild"]
-BUNDLED = ROOT / ".cache" / "bundles"
 
 
-def installed(package: str) -> Path:
+def installed(root: Path, package: str) -> Path:
     """node_modules/<package>, after checking it is there at the version package.json pins."""
-    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    pinned = json.loads((root / "package.json").read_text(encoding="utf-8"))["dependencies"]
     try:
-        have = json.loads((ROOT / "node_modules" / package / "package.json").read_text(encoding="utf-8"))["version"]
+        have = json.loads((root / "node_modules" / package / "package.json").read_text(encoding="utf-8"))["version"]
     except (OSError, ValueError, KeyError):
-        raise PluginError(f"node_modules/{package} is missing: run `npm ci` in {ROOT}") from None
+        raise PageError(f"node_modules/{package} is missing: run `npm ci` in {root}") from None
     if have != pinned[package]:
-        raise PluginError(f"node_modules/{package} is {have}, package.json pins {pinned[package]}: run `npm ci`")
-    return ROOT / "node_modules" / package
+        raise PageError(f"node_modules/{package} is {have}, package.json pins {pinned[package]}: run `npm ci`")
+    return root / "node_modules" / package
 
 
-def vendored_files() -> dict[str, Path]:
+def vendored_files(root: Path) -> dict[str, Path]:
     """Site path -> file in node_modules, for every file in VENDOR (each pattern must match)."""
     out = {}
     for site_dir, (package, folder, patterns) in VENDOR.items():
-        base = installed(package) / folder
+        base = installed(root, package) / folder
         for pattern in patterns:
             if not (found := sorted(base.glob(pattern))):
-                raise PluginError(f"node_modules/{package}/{folder}/{pattern} is missing: run `npm ci` in {ROOT}")
+                raise PageError(f"node_modules/{package}/{folder}/{pattern} is missing: run `npm ci` in {root}")
             out.update({f"{site_dir}/{path.relative_to(base).as_posix()}": path for path in found})
     return out
 
 
-def bundle(site_path: str, entry: str) -> dict[str, Path]:
-    """Bundle entry with esbuild; {site path: file} of the bundle and of the licences of what it holds."""
-    out = BUNDLED / site_path
-    meta = out.with_name(out.name + ".meta.json")
+def bundle(root: Path, site_path: str, entry: str, docs: Path) -> list[Path]:
+    """Bundle entry with esbuild into docs/site_path, with the licences of what it holds beside it."""
+    out = docs / site_path
+    meta = root / ".cache" / "bundles" / (site_path + ".meta.json")  # esbuild's list of inputs, not published
+    meta.parent.mkdir(parents=True, exist_ok=True)
     command = [
-        str(installed("esbuild") / "bin" / "esbuild"),
+        str(installed(root, "esbuild") / "bin" / "esbuild"),
         entry,
         "--bundle",
         "--format=esm",
@@ -82,15 +80,15 @@ def bundle(site_path: str, entry: str) -> dict[str, Path]:
         f"--metafile={meta}",
         "--log-level=warning",
     ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True)
     if done.returncode != 0:
-        raise PluginError(f"esbuild could not bundle {entry}:\n{done.stderr.strip()}")
+        raise PageError(f"esbuild could not bundle {entry}:\n{done.stderr.strip()}")
     licences = out.with_name(out.name + ".LICENSES.txt")
-    licences.write_text(licence_text(json.loads(meta.read_text(encoding="utf-8"))), encoding="utf-8")
-    return {site_path: out, f"{site_path}.LICENSES.txt": licences}
+    licences.write_text(licence_text(root, json.loads(meta.read_text(encoding="utf-8"))), encoding="utf-8")
+    return [out, licences]
 
 
-def licence_text(metafile: dict) -> str:
+def licence_text(root: Path, metafile: dict[str, Any]) -> str:
     """Each npm package the bundle holds, with its version and its licence file, in name order."""
     packages = set()
     for path in metafile["inputs"]:
@@ -100,7 +98,7 @@ def licence_text(metafile: dict) -> str:
             packages.add("/".join(parts[at : at + 2]) if parts[at].startswith("@") else parts[at])
     out = []
     for name in sorted(packages):
-        folder = ROOT / "node_modules" / name
+        folder = root / "node_modules" / name
         version = json.loads((folder / "package.json").read_text(encoding="utf-8"))["version"]
         licence = next((p for p in sorted(folder.glob("LICEN[CS]E*"))), None)
         text = licence.read_text(encoding="utf-8").strip() if licence else "(no licence file in the package)"
@@ -108,19 +106,22 @@ def licence_text(metafile: dict) -> str:
     return ("\n" + "-" * 72 + "\n\n").join(out)
 
 
-def bundled_files() -> dict[str, Path]:
-    return {path: file for site_path, entry in BUNDLES.items() for path, file in bundle(site_path, entry).items()}
-
-
-def on_config(config):
-    # fail at once, before the notebook is executed, when node_modules is not there
+def check_installed(root: Path) -> None:
+    """Stop at once, with one line, when node_modules/ lacks a package the build uses."""
     for package in BUILD_ONLY:
-        installed(package)
-    vendored_files()
-    return config
+        installed(root, package)
+    vendored_files(root)
 
 
-def on_files(files: Files, config) -> Files:
-    for site_path, source in (vendored_files() | bundled_files()).items():
-        files.append(File.generated(config, site_path, abs_src_path=str(source)))
-    return files
+def vendor(root: Path, docs: Path) -> list[Path]:
+    """Copy VENDOR's files into docs/ and bundle BUNDLES there; the files written."""
+    written = []
+    for site_dir in VENDOR:
+        shutil.rmtree(docs / site_dir, ignore_errors=True)
+    for site_path, source in vendored_files(root).items():
+        (docs / site_path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, docs / site_path)
+        written.append(docs / site_path)
+    for site_path, entry in BUNDLES.items():
+        written += bundle(root, site_path, entry, docs)
+    return written
