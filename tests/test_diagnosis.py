@@ -112,10 +112,16 @@ def test_an_amount_moved_to_its_neighbour_is_told_with_what_it_is():
     assert "the -0.25 (-1/T) that belongs at entry 1 is at entry 2, its neighbour: an index off by one?" in text
 
 
-def test_nonzero_where_the_engine_is_exactly_zero_says_why():
+def test_nonzero_where_the_engine_is_exactly_zero_says_why_the_engines_is_0_and_what_else_is_wrong():
     mine, engine = [[1.0, 1.0], [2.0, 0.0], [0.5, 0.0]], [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
     text, _ = said(mine, engine, ROWS, zero_why="the causal limit")
-    assert text.startswith("m: nonzero at positions 1 and 2, where the engine's is exactly 0:\n the causal limit")
+    assert text.startswith(
+        "m: nonzero at positions 1 and 2, where the engine's is exactly 0, and right at the other position.\n"
+        " The engine's is 0 there because the causal limit."
+    )
+    mine = [[3.0, 1.0], [2.0, 0.0], [0.5, 0.0]]  # wrong where the engine's is not 0 too: that half said as well
+    text, _ = said(mine, engine, ROWS, zero_why="the causal limit")
+    assert text.startswith("m: nonzero at positions 1 and 2, where the engine's is exactly 0, and wrong at the other")
 
 
 def test_right_at_some_groups_and_wrong_at_others_is_told_by_head_before_rows():
@@ -132,7 +138,7 @@ def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_l
     text, located = said([[1.0, 5.5], [2.0, 7.25]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
     assert text == (
         "m: the largest difference is at position 1, entry 1: yours is 7.25, the engine's 3\n"
-        " (off by 4.2e+00, more than 1e-13 of the largest entry, 3.0e-13)."
+        " (off by 4.2e+00; the tolerance is 3.0e-13, which is 1e-13 × 3, the largest entry)."
     )
     assert not located
 

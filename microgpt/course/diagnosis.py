@@ -513,8 +513,29 @@ def nonzero_where_zero(p: Part) -> str | None:
         if not bad:
             return None
         what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
-        why = f":\n {sentence(p.zero_why)}" if p.zero_why else "."
-        return f"{p.name}: nonzero at {what}, where the engine's is exactly 0{why}"
+        others = [key for key in groups if key not in zero]
+        also = [key for key in others if any(abs(p.m[k][1] - p.e[k][1]) > p.tol for k in groups[key])]
+        if also:  # the other half of the story: wrong where the engine's is not 0 too, or right there
+            if len(also) == len(others):
+                said = (
+                    f"and wrong at every other {g.name} too" if len(others) > 1 else f"and wrong at the other {g.name}"
+                )
+            else:
+                said = f"and wrong at {len(also)} of the other {len(others)} {plural(g.name)}, where it is not"
+        elif others:
+            said = (
+                f"and right at the other {len(others)} {plural(g.name)}"
+                if len(others) > 1
+                else f"and right at the other {g.name}"
+            )
+        else:
+            said = ""
+        why = (
+            f"\n The engine's is 0 there because {p.zero_why[0].lower()}{sentence(p.zero_why)[1:]}"
+            if p.zero_why
+            else ""
+        )
+        return f"{p.name}: nonzero at {what}, where the engine's is exactly 0, {said}.{why}".replace(", .", ".")
     return None
 
 
@@ -760,9 +781,12 @@ def largest_difference(p: Part, first: bool) -> str:
     k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
     a, b = p.m[k][1], p.e[k][1]
     lead = f"{p.name}: the largest" if first else "The largest"
-    allowed = f"more than {RTOL_SHOWN} of the largest entry, {p.tol:.1e}" if p.tol else "where only 0 agrees"
+    if p.tol:  # the tolerance named as such: RTOL times the part's largest entry, both shown
+        allowed = f"; the tolerance is {p.tol:.1e}, which is {RTOL_SHOWN} × {p.scale:.2g}, the largest entry"
+    else:
+        allowed = "; the engine's is 0 everywhere, so only 0 agrees"
     said = f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}"
-    return f"{said}\n (off by {abs(a - b):.1e}, {allowed})."
+    return f"{said}\n (off by {abs(a - b):.1e}{allowed})."
 
 
 def diagnose(p: Part) -> tuple[str, bool]:
