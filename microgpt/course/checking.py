@@ -436,14 +436,14 @@ def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> str | None:
 def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> str | None:
     """A part whose length is, on every case it returned with the wrong length, another size of that call
     (len(g) where len(x) belongs): a list made over the wrong size."""
-    short = [r for r in runs if r.mine is not None and isinstance(r.mine[j], (list, tuple))]
-    short = [r for r in short if isinstance(r.case.engine[j], list) and len(r.mine[j]) != len(r.case.engine[j])]
+    lengths = {r.number: len(r.mine[j]) for r in runs if r.mine is not None and isinstance(r.mine[j], (list, tuple))}
+    short = [r for r in runs if r.number in lengths and lengths[r.number] != len(r.case.engine[j])]
     if not short:
         return None
-    names = None
+    names: set[str] | None = None
     for r in short:
         sizes = piece.sizes(*r.case.args)
-        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == len(r.mine[j])}
+        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == lengths[r.number]}
         names = fits if names is None else names & fits
     if not names:
         return None
