@@ -392,10 +392,14 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
             size = _length_is_a_size(piece, runs, j)
             if size:  # a length that is another size of the call on every case: no number written is guessed
                 raised = [r for r in runs if r.error is not None]
+                if not raised:
+                    return [f"shape: {problem}", size]
                 errors = _and(list(dict.fromkeys(type(r.error).__name__ for r in raised))).replace(" and ", " or ")
-                return [f"shape: {problem}", size] + (
-                    [f"On {_cases([r.number for r in raised])}, your function raised {errors}."] if raised else []
-                )
+                return [
+                    f"shape: {problem}",
+                    size,
+                    f"On {_cases([r.number for r in raised])}, your function raised {errors}.",
+                ]
             return [f"shape: {problem}"] + ([pattern] if pattern else [])
     parts = {j: _part(piece, case, mine, j) for j in order}
     said = copied(piece.parts, mine, case.engine, case.scales)
