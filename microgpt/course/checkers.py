@@ -19,7 +19,7 @@ from typing import Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
-from microgpt.course.diagnosis import Family, Grouping, Layout
+from microgpt.course.diagnosis import Family, Grouping, Instead, Layout
 from microgpt.course.exercises import data, grad
 from microgpt.course.recordings import Recording, another, chapters, longer, second, third, wider
 from microgpt.engine import Value
@@ -400,6 +400,7 @@ RMSNORM = Piece(
     _rmsnorm_cases,
     layout=Layout({"dx": ("entry",)}),
     sizes=lambda x, g: {"n": len(x), "r": (math.fsum(v * v for v in x) / len(x) + EPS) ** -0.5},
+    facts=lambda x, g: {"a mean": ", as LayerNorm's backward does, where RMSNorm subtracts no mean"},
     terms=lambda x, g: {
         "dx": [
             {
@@ -494,20 +495,40 @@ def _softmax_slip(w, gamma, *, weighted=True, diagonal=False, front=True):
 
 
 def _softmax_terms(w, gamma):
-    mean = _dot(w, gamma)
+    mean, squares = _dot(w, gamma), sum(wu * wu * gu for wu, gu in zip(w, gamma))
     direct = [wt * gt for wt, gt in zip(w, gamma)]
+    average, own, others = (
+        "the average's term -w_t sum_u w_u gamma_u",
+        "the average's own term -w_t w_t gamma_t",
+        "the average's other terms -w_t sum_(u != t) w_u gamma_u",
+    )
     return {
         "ds": [
             {
                 "the direct term w_t gamma_t": direct,
-                "the average's term -w_t sum_u w_u gamma_u": [-wt * mean for wt in w],
+                average: [-wt * mean for wt in w],
+                # one term written another way: the slips a reader makes in that term alone
+                "gamma_t": Instead(
+                    average,
+                    "gamma_t stands where gamma_u belongs: sum_u w_u gamma_t is gamma_t, since the w_u sum to 1",
+                    [-wt * gt for wt, gt in zip(w, gamma)],
+                ),
             },
             {  # the Jacobian's diagonal (u = t) and the rest
                 "the direct term w_t gamma_t": direct,
-                "the average's own term -w_t w_t gamma_t": [-wt * wt * gt for wt, gt in zip(w, gamma)],
-                "the average's other terms -w_t sum_(u != t) w_u gamma_u": [
-                    -wt * (mean - wt * gt) for wt, gt in zip(w, gamma)
-                ],
+                own: [-wt * wt * gt for wt, gt in zip(w, gamma)],
+                others: [-wt * (mean - wt * gt) for wt, gt in zip(w, gamma)],
+                "no w_t": Instead(
+                    others,
+                    "a factor is left out, w_t: yours is -sum_(u != t) w_u gamma_u",
+                    [-(mean - wt * gt) for wt, gt in zip(w, gamma)],
+                ),
+                "w_u": Instead(
+                    others,
+                    "w_u stands where w_t belongs: yours is -sum_(u != t) w_u w_u gamma_u, and dw_u/ds_t is"
+                    " w_u (delta_ut - w_t)",
+                    [-(squares - wt * wt * gt) for wt, gt in zip(w, gamma)],
+                ),
             },
         ]
     }

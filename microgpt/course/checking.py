@@ -39,6 +39,8 @@ from microgpt.course.diagnosis import (
     copied,
     entries,
     largest_difference,
+    one_list_for_several,
+    reordered,
     scales,
     sentence,
     shape,
@@ -381,6 +383,7 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
         if alias:
             return [alias]
     pair = swapped(piece.parts, mine, case.engine, case.scales)
+    pair = pair or reordered(piece.parts, mine, case.engine, case.scales)
     if pair:
         return [pair]
     known = _known_slip(piece, runs, first)
@@ -402,13 +405,19 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
                 ]
             return [f"shape: {problem}"] + ([pattern] if pattern else [])
     parts = {j: _part(piece, case, mine, j) for j in order}
+    shared = one_list_for_several(piece.parts, mine, case.engine, case.scales)
+    if shared:
+        return [shared]
     said = copied(piece.parts, mine, case.engine, case.scales)
     if not said and not case.degenerate:
         others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
         said = _same_factor(piece, first, parts)  # several results off by one factor: which, and where
-        for diagnoses in (CRISP, TERMS):
-            for j in order:
-                said = said or _everywhere(piece, parts[j], others, j, diagnoses)
+        for j in order:
+            said = said or _everywhere(piece, parts[j], others, j, CRISP)
+        # = where += belongs keeps a sum's last term: said as that, not as the terms it loses
+        said = said or _one_line(piece, runs, first, kinds=ACCUMULATE)
+        for j in order:
+            said = said or _everywhere(piece, parts[j], others, j, TERMS)
         said = said or _one_line(piece, runs, first)
         said = said or _substituted(piece, runs, first)
     missed = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
@@ -606,8 +615,12 @@ def _only_some_parts(piece: Piece, first: Run) -> str | None:
 CAP = 150  # changes tried that reach more parts than the wrong ones, at most (a verdict's time stays bounded)
 
 
-def _one_line(piece: Piece, runs: list[Run], first: Run) -> str | None:
-    """The one line of the rule that, changed, gives the reader's answer on every case it runs on.
+ACCUMULATE = frozenset({"accumulate"})  # the changes of a sum's += (to = or -=), tried before a sum's terms
+
+
+def _one_line(piece: Piece, runs: list[Run], first: Run, kinds: frozenset[str] = frozenset()) -> str | None:
+    """The one line of the rule that, changed, gives the reader's answer on every case it runs on (only changes of
+    these kinds, if any are given).
 
     A changed rule is tried on the cheapest case first, right or wrong (it must give the reader's answer on every
     one), so that most changes are set aside at little cost; it must give it on a case the reader misses that is
@@ -623,8 +636,9 @@ def _one_line(piece: Piece, runs: list[Run], first: Run) -> str | None:
         return None
     screen = min(telling, key=_cost)
     wrong = frozenset(piece.parts[j] for j in screen.wrong)
-    exact = [c for c in rule.changes if c.reach == wrong]
-    wider = [c for c in rule.changes if c.reach > wrong][:CAP]
+    changes = [c for c in rule.changes if not kinds or c.kind in kinds]
+    exact = [c for c in changes if c.reach == wrong]
+    wider = [c for c in changes if c.reach > wrong][:CAP]
     order = sorted((r for r in runs if r.mine is not None and not r.problem and _comparable(r)), key=_cost)
     with cyclic_gc_paused():  # (the rule's tree and its changes are many objects, none of them garbage)
         for change in exact + wider:  # (a reader's code that ran on a case, written as the changed rule, runs there)
