@@ -3,8 +3,9 @@
 A checker (microgpt.course.checking) names the slips its piece knows, and the one line of the rule that,
 changed, gives the reader's answer (microgpt.course.variants). These functions look at one part of one
 answer: where it is wrong, in the reader's own terms (position 3, row 7 (head 1), logit 12 (the true
-token)), and how (a constant factor, a term of a sum, a shift by one, the causal limit, a floor
-division, a numerical estimate), before the largest difference is shown as a pair of numbers.
+token)), and how (a constant factor, a term of a sum missing or written another way, a shift by one, the
+causal limit, a floor division, a numerical estimate, a rounding, a mean subtracted, results in another order
+or one list for several), before the largest difference is shown as a pair of numbers.
 
 An answer's part is a nested list; an entry's place in it is an index tuple, and each axis has a name
 ("position", "row", "column", "logit") given by the piece, so that a place is said as a reader would say it.
