@@ -3,6 +3,7 @@
 from microgpt.course.diagnosis import (
     Family,
     Grouping,
+    Instead,
     Layout,
     Part,
     agrees,
@@ -10,7 +11,9 @@ from microgpt.course.diagnosis import (
     factors,
     fraction,
     largest,
+    one_list_for_several,
     place,
+    reordered,
     scales,
     shared_rows,
     some,
@@ -112,10 +115,16 @@ def test_an_amount_moved_to_its_neighbour_is_told_with_what_it_is():
     assert "the -0.25 (-1/T) that belongs at entry 1 is at entry 2, its neighbour: an index off by one?" in text
 
 
-def test_nonzero_where_the_engine_is_exactly_zero_says_why():
+def test_nonzero_where_the_engine_is_exactly_zero_says_why_the_engines_is_0_and_what_else_is_wrong():
     mine, engine = [[1.0, 1.0], [2.0, 0.0], [0.5, 0.0]], [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
     text, _ = said(mine, engine, ROWS, zero_why="the causal limit")
-    assert text.startswith("m: nonzero at positions 1 and 2, where the engine's is exactly 0:\n the causal limit")
+    assert text.startswith(
+        "m: nonzero at positions 1 and 2, where the engine's is exactly 0, and right at the other position.\n"
+        " The engine's is 0 there because the causal limit."
+    )
+    mine = [[3.0, 1.0], [2.0, 0.0], [0.5, 0.0]]  # wrong where the engine's is not 0 too: that half said as well
+    text, _ = said(mine, engine, ROWS, zero_why="the causal limit")
+    assert text.startswith("m: nonzero at positions 1 and 2, where the engine's is exactly 0, and wrong at the other")
 
 
 def test_right_at_some_groups_and_wrong_at_others_is_told_by_head_before_rows():
@@ -132,7 +141,7 @@ def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_l
     text, located = said([[1.0, 5.5], [2.0, 7.25]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
     assert text == (
         "m: the largest difference is at position 1, entry 1: yours is 7.25, the engine's 3\n"
-        " (off by 4.2e+00, more than 1e-13 of the largest entry, 3.0e-13)."
+        " (off by 4.2e+00; the tolerance is 3.0e-13, which is 1e-13 × 3, the largest entry)."
     )
     assert not located
 
@@ -213,3 +222,65 @@ def test_yours_minus_the_engines_being_one_of_the_arguments_is_told():
 def test_where_only_some_groups_are_wrong_one_amount_off_there_is_told():
     text, _ = said([1.0, 1.75, 2.75, 3.75], [1.0, 2.0, 3.0, 4.0], sizes={"T": 4})
     assert text.startswith("d: wrong at entries 1 to 3, where yours is the engine's minus 0.25 (1/T); right at entry 0")
+
+
+def test_results_returned_in_another_order_are_told_with_the_order_they_are_in():
+    a, b, c, d = [1.0], [2.0], [3.0], [4.0]
+    parts, scale = ("da", "db", "dc", "dd"), [4.0] * 4
+    said = reordered(parts, (a, d, b, c), (a, b, c, d), scale)
+    assert said == (
+        "Your results are the engine's, in another order: yours are its da, dd, db, dc.\n"
+        " Return them in this order: da, db, dc, dd."
+    )
+    assert reordered(parts, (a, b, d, c), (a, b, c, d), scale) is None  # a pair: said as swapped
+    assert reordered(parts, (a, d, b, [9.0]), (a, b, c, d), scale) is None  # one is no result of the engine's
+
+
+def test_several_results_holding_one_result_of_the_engines_are_told_as_one_list_shared():
+    a, b, c = [1.0, 2.0], [3.0, 4.0], [5.0, 6.0]
+    parts, scale = ("da", "db", "dc"), [6.0] * 3
+    said = one_list_for_several(parts, (c, c[:], c[:]), (a, b, c), scale)
+    assert said.startswith("da, db and dc all hold the numbers of the engine's dc.\n Is one list shared")
+    assert one_list_for_several(parts, (a, a[:], c), (a, b, c), scale) is None  # two: said as a copy
+    same = [7.0, 8.0]
+    assert "da and db are one and the same list object" in one_list_for_several(
+        parts, (same, same, c), (a, b, c), scale
+    )
+
+
+def test_one_term_written_another_way_is_told_as_that_term_with_the_others_right():
+    a, b = [1.5, 0.25, 2.0, 1.0], [0.5, 1.0, -1.0, 3.0]
+    b_without = [0.25, 2.0, -0.5, 1.5]  # b with a factor 2 left out
+    split = [{"A": a, "B": b, "no 2": Instead("B", "a factor is left out, 2", b_without)}]
+    engine = [x + y for x, y in zip(a, b)]
+    text, located = said([x + y for x, y in zip(a, b_without)], engine, terms=split)
+    assert "d is the sum of A and B.\n In yours, A is right, but in B, a factor is left out, 2." in text and located
+
+
+def test_an_answer_rounded_to_some_decimals_is_told_as_rounded_not_as_an_estimate():
+    engine = [0.1234567891, -0.2345678912, 0.0456789123, 0.3]
+    text, located = said([round(v, 6) for v in engine], engine)
+    assert text.startswith("d: every entry of yours is the engine's rounded to 6 decimals.") and located
+    assert "finite differences" not in text
+
+
+def test_an_amount_moved_onto_one_entry_from_all_the_others_is_told_with_that_entry():
+    engine = [0.5, -1.0, 0.25, 0.125, 0.125]
+    mine = [v - 0.025 for v in engine]
+    mine[1] = engine[1] + 0.1
+    text, located = said(mine, engine)
+    assert text.startswith(
+        "d: every entry but one is the engine's minus 0.025; at entry 1, yours is the engine's plus 0.1."
+    )
+    assert "The differences sum to 0: one amount moved between entry 1 and the others, spread evenly." in text
+
+
+def test_a_constant_part_where_the_engines_is_its_arguments_alone_is_told_as_a_mean_subtracted():
+    x, g = [1.0, -2.0, 0.5, 3.0, -1.0, 2.5], [0.25, 0.5, -1.0, 0.75, 2.0, -0.5]
+    engine = [2 * gi - 0.5 * xi for xi, gi in zip(x, g)]
+    mine = [1.5 * gi + 0.25 * xi - 0.375 for xi, gi in zip(x, g)]
+    text, located = said(mine, engine, given={"x": x, "g": g})
+    assert text.startswith("d: yours is x and g, each times a number, plus one same amount at every entry (-0.375)")
+    assert "Is a mean subtracted somewhere (x - mean(x) or g - mean(g))?" in text and located
+    text, _ = said([1.5 * gi + 0.25 * xi for xi, gi in zip(x, g)], engine, given={"x": x, "g": g})
+    assert "mean subtracted" not in text  # other weights, but no constant part

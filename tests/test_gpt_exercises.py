@@ -57,7 +57,8 @@ def test_each_checker_names_each_slip_on_the_first_case_it_shows_in(name, slip):
     verdict = str(check(piece, wrong))
     assert k is not None and verdict.startswith(f"✗ case {k + 1} of"), verdict
     assert verdict.endswith(piece.slips[slip].hint) and verdict.endswith((".", "?")), verdict
-    assert k == 0 or slip in checkers.WRITTEN_SIZES
+    at_zero = (name, slip) == ("relu_backward", "on at 0")  # only the case with hairs has a unit at exactly 0
+    assert k == 0 or slip in checkers.WRITTEN_SIZES or at_zero
 
 
 @pytest.mark.parametrize(("name", "slip"), SLIPS)
@@ -82,7 +83,7 @@ def test_an_answer_off_by_just_under_the_tolerance_passes_and_just_over_fails():
     assert check(checkers.RELU, nudged(0.5 * RTOL)).ok
     verdict = str(check(checkers.RELU, nudged(2 * RTOL)))
     assert verdict.startswith("✗ case 1 of 6 (the MLP's 64 hidden units, mignon position 0):\n dh: ")
-    assert f"more than {RTOL_SHOWN} of the largest entry" in verdict
+    assert f"the tolerance is 6.0e-16, which is {RTOL_SHOWN} × 0.006, the largest entry" in verdict
 
 
 @pytest.mark.parametrize(

@@ -476,7 +476,7 @@ ONE_LINE = [  # (piece, slip, what the verdict must say, how much it says)
     (
         "relu_backward",
         relu_off_units_send_minus_g,
-        "dh: nonzero at 36 of the 64 units, where the engine's is exactly 0:",
+        "dh: nonzero at 36 of the 64 units, where the engine's is exactly 0, and right at the other 28 units.",
         LOCATED,
     ),
     (

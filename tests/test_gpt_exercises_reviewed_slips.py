@@ -731,7 +731,7 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
         "relu_backward",
         relu_shift,
         "mask shifted by one: h[i-1] > 0",
-        "dh: yours is what the rule gives with one change, in the mask: was unit i on?:",
+        "dh: yours is what the rule gives with one change, in the mask, whether unit i was on (h_i > 0):",
         NAMED,
     ),
     (

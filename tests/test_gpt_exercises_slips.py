@@ -369,8 +369,8 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "relu_backward",
         relu_leaky,
-        "dh: nonzero at 36 of the 64 units, where the engine's is exactly 0:\n"
-        " a unit that was off (h <= 0) passes nothing back",
+        "dh: nonzero at 36 of the 64 units, where the engine's is exactly 0, and right at the other 28 units.\n"
+        " The engine's is 0 there because a unit that was off (h <= 0) passes nothing back.",
         NAMED,
     ),
     ("rmsnorm_backward", rms_mean_term_sign, "the mean-square term -(r^3/n)(g . x) x has its sign flipped", NAMED),
@@ -650,9 +650,10 @@ def test_the_second_case_has_the_pages_sizes_and_other_numbers(name):
 
 def test_relus_cases_hold_pre_activations_a_hair_either_side_of_zero():
     hs = [h for case in P["relu_backward"].cases() for h in case.args[0]]
-    assert {1e-15, -1e-15, 1e-6, -1e-6} <= set(hs) and 0.0 not in hs, "(>= 0 and > 0 are both right: no h is 0)"
+    assert {1e-15, -1e-15, 1e-6, -1e-6, 0.0} <= set(hs), "a unit at exactly 0 tells >= 0 from > 0"
     assert check(P["relu_backward"], lambda h, g: [gi if hi > 1e-12 else 0.0 for hi, gi in zip(h, g)]).ok is False
-    assert check(P["relu_backward"], lambda h, g: [gi if hi >= 0 else 0.0 for hi, gi in zip(h, g)]).ok
+    at_zero = check(P["relu_backward"], lambda h, g: [gi if hi >= 0 else 0.0 for hi, gi in zip(h, g)])
+    assert not at_zero.ok and "its local gradient there is 0" in at_zero.text
 
 
 @pytest.mark.parametrize(

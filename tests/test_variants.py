@@ -120,7 +120,7 @@ def test_a_change_in_one_pass_of_a_loop_over_written_out_names_reaches_that_pass
         ("cross_entropy_backward", "index", "j == target", "j == target - 1", "y, the one-hot of the true token"),
         ("linear_backward", "operand", "x[j]", "w[i][j]", "dw[i][j] = g[i] x[j]"),
         ("linear_backward", "index", "w[i][j]", "w[j][i]", "dx[j] = sum over i of w[i][j] g[i]"),
-        ("relu_backward", "compare", "h[i] > 0", "h[i] >= 0", "the mask: was unit i on?"),
+        ("relu_backward", "compare", "h[i] > 0", "h[i] >= 0", "the mask, whether unit i was on (h_i > 0)"),
         ("rmsnorm_backward", "size", "len(x)", "16", "n, the number of entries"),
         ("softmax_backward", "range", "range(n)", "range(n - 1)", "the average sum_u w_u gamma_u"),
         ("attention_head_backward", "call", "math.sqrt(d_h)", "d_h", "the scores' divisor sqrt(d_h)"),

@@ -1,14 +1,14 @@
 """A checker for each piece of gpt()'s backward: real inputs from real steps, the engine's answer, the usual slips.
 
-Each piece's cases come from five recorded steps (microgpt.course.recordings), so that together they
+Each piece's cases come from the recorded steps (microgpt.course.recordings), so that together they
 vary every size an answer could write as a number or cut short, below the chapter's and above it: T (1, 4,
 7, 8 and 11), the vocabulary (6, 27 and 31), n_embd (6, 12, 16 and 20) and with it the MLP's 4 * n_embd,
 the heads (4 of 4, 5 of 4, 2 of 6, 3 of 2), matrices with more rows than columns and fewer, the first and
-the last token as a target, a token read twice, the first position and later ones. The first case of each
-is the chapter's own step, the one a page shows; the second has its sizes but other numbers (an answer
-right on the first and wrong there kept something from the first call); a case with T = 11 has every other
+the last token as a target, a token read once, twice and four times, the first position and later ones. The
+first case of each is the chapter's own step, the one a page shows; the second has its sizes but other numbers
+(an answer right on the first and wrong there kept something from the first call); a case with T = 11 has every other
 size of the chapter's (an answer right on the first and wrong there depends on T). ReLU's cases include
-pre-activations a hair either side of 0.
+pre-activations a hair either side of 0, and one exactly 0.
 """
 
 import copy
@@ -19,7 +19,7 @@ from typing import Any
 
 from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
-from microgpt.course.diagnosis import Family, Grouping, Layout
+from microgpt.course.diagnosis import Family, Grouping, Instead, Layout
 from microgpt.course.exercises import data, grad
 from microgpt.course.recordings import Recording, another, chapters, longer, second, third, wider
 from microgpt.engine import Value
@@ -122,7 +122,7 @@ CROSS_ENTROPY = Piece(
         {"dz": ("logit",)},
         note=lambda facts, part, axis, i: " (the true token)" if i == facts["target"] else "",
     ),
-    sizes=lambda p, target, T: {"T": T, "len(p)": len(p)},
+    sizes=lambda p, target, T: {"T": T, "len(p)": len(p), "p[target]": p[target]},
     facts=lambda p, target, T: {"target": target},
     terms=_cross_entropy_terms,
     slips={
@@ -276,7 +276,9 @@ LINEAR = Piece(
 # ---------------------------------------------------------------- ReLU
 
 
-HAIRS = (1e-6, -1e-6, 1e-15, -1e-15)  # pre-activations a hair either side of 0: just on, just off
+# pre-activations a hair either side of 0 (just on, just off), and exactly 0, where relu's slope is 0 (off)
+HAIRS = (1e-6, -1e-6, 1e-15, -1e-15, 0.0)
+AT_ZERO = "at h = 0 exactly, the engine's relu counts the unit as off: its local gradient there is 0 (h > 0 is False)"
 
 
 @_cached
@@ -285,7 +287,7 @@ def _relu_cases() -> list[Case]:
     for rec, i, hairs in (
         (chapters(), 0, 0),
         (chapters(), 6, 0),
-        (chapters(), 3, 4),
+        (chapters(), 3, len(HAIRS)),
         (wider(), 5, 0),
         (second(), 3, 0),
         (third(), 0, 0),
@@ -312,7 +314,7 @@ def _relu_cases() -> list[Case]:
 def _hair(facts: dict[str, Any], part: str, axis: int, i: int) -> str:
     """A unit's h, where it is a hair from 0 (where a threshold other than 0 shows)."""
     h = facts["h"][i]
-    return f" (h = {h:g})" if 0 < abs(h) < 1e-3 else ""
+    return f" (h = {h:g})" if abs(h) < 1e-3 else ""
 
 
 RELU = Piece(
@@ -331,6 +333,10 @@ RELU = Piece(
         "mask on g": Slip(
             lambda h, g: [max(0.0, gi) for gi in g],
             "the mask is on g: which units pass depends on the forward input h, not on the gradient's sign.",
+        ),
+        "on at 0": Slip(
+            lambda h, g: [gi if hi >= 0 else 0.0 for hi, gi in zip(h, g)],
+            f"h >= 0 where h > 0 belongs: {AT_ZERO}",
         ),
         "times h": Slip(
             lambda h, g: [gi * hi if hi > 0 else 0.0 for hi, gi in zip(h, g)],
@@ -394,6 +400,7 @@ RMSNORM = Piece(
     _rmsnorm_cases,
     layout=Layout({"dx": ("entry",)}),
     sizes=lambda x, g: {"n": len(x), "r": (math.fsum(v * v for v in x) / len(x) + EPS) ** -0.5},
+    facts=lambda x, g: {"a mean": ", as LayerNorm's backward does, where RMSNorm subtracts no mean"},
     terms=lambda x, g: {
         "dx": [
             {
@@ -488,20 +495,40 @@ def _softmax_slip(w, gamma, *, weighted=True, diagonal=False, front=True):
 
 
 def _softmax_terms(w, gamma):
-    mean = _dot(w, gamma)
+    mean, squares = _dot(w, gamma), sum(wu * wu * gu for wu, gu in zip(w, gamma))
     direct = [wt * gt for wt, gt in zip(w, gamma)]
+    average, own, others = (
+        "the average's term -w_t sum_u w_u gamma_u",
+        "the average's own term -w_t w_t gamma_t",
+        "the average's other terms -w_t sum_(u != t) w_u gamma_u",
+    )
     return {
         "ds": [
             {
                 "the direct term w_t gamma_t": direct,
-                "the average's term -w_t sum_u w_u gamma_u": [-wt * mean for wt in w],
+                average: [-wt * mean for wt in w],
+                # one term written another way: the slips a reader makes in that term alone
+                "gamma_t": Instead(
+                    average,
+                    "gamma_t stands where gamma_u belongs: sum_u w_u gamma_t is gamma_t, since the w_u sum to 1",
+                    [-wt * gt for wt, gt in zip(w, gamma)],
+                ),
             },
             {  # the Jacobian's diagonal (u = t) and the rest
                 "the direct term w_t gamma_t": direct,
-                "the average's own term -w_t w_t gamma_t": [-wt * wt * gt for wt, gt in zip(w, gamma)],
-                "the average's other terms -w_t sum_(u != t) w_u gamma_u": [
-                    -wt * (mean - wt * gt) for wt, gt in zip(w, gamma)
-                ],
+                own: [-wt * wt * gt for wt, gt in zip(w, gamma)],
+                others: [-wt * (mean - wt * gt) for wt, gt in zip(w, gamma)],
+                "no w_t": Instead(
+                    others,
+                    "a factor is left out, w_t: yours is -sum_(u != t) w_u gamma_u",
+                    [-(mean - wt * gt) for wt, gt in zip(w, gamma)],
+                ),
+                "w_u": Instead(
+                    others,
+                    "w_u stands where w_t belongs: yours is -sum_(u != t) w_u w_u gamma_u, and dw_u/ds_t is"
+                    " w_u (delta_ut - w_t)",
+                    [-(squares - wt * wt * gt) for wt, gt in zip(w, gamma)],
+                ),
             },
         ]
     }
@@ -1012,9 +1039,16 @@ def _embedding_cases() -> list[Case]:
                 (len(rows), used, grads),
                 ([grad(r) for r in rows],),
                 zero_why="a row the lookup did not read is not in the graph: it gets nothing",
+                trait=_most_reads(used),
             )
         )
     return cases
+
+
+def _most_reads(used: list[int]) -> str:
+    """What sets a case's reads apart: a row read more than once, and how many times."""
+    n = max(used.count(i) for i in used)
+    return "" if n == 1 else f"a row read {'twice' if n == 2 else f'{n} times'}"
 
 
 def _read_at(facts: dict[str, Any], part: str, axis: int, i: int) -> str:
@@ -1096,42 +1130,42 @@ for _piece in PIECES.values():  # the argument names, as the solution's signatur
 
 
 def check_cross_entropy_backward(backward) -> Verdict:
-    """Check cross_entropy_backward(p, target, T) -> dz on five positions of three steps."""
+    """Check cross_entropy_backward(p, target, T) -> dz on positions of the recorded steps."""
     return _checked(CROSS_ENTROPY, backward)
 
 
 def check_linear_backward(backward) -> Verdict:
-    """Check linear_backward(x, w, g) -> (dw, dx) on four matrices of three steps."""
+    """Check linear_backward(x, w, g) -> (dw, dx) on attn_wo's and the MLP's matrices of the recorded steps."""
     return _checked(LINEAR, backward)
 
 
 def check_relu_backward(backward) -> Verdict:
-    """Check relu_backward(h, g) -> dh on the MLP's hidden units at four positions."""
+    """Check relu_backward(h, g) -> dh on the MLP's hidden units at positions of the recorded steps."""
     return _checked(RELU, backward)
 
 
 def check_rmsnorm_backward(backward) -> Verdict:
-    """Check rmsnorm_backward(x, g) -> dx on four RMSNorms of three steps."""
+    """Check rmsnorm_backward(x, g) -> dx on the RMSNorms of the recorded steps."""
     return _checked(RMSNORM, backward)
 
 
 def check_softmax_backward(backward) -> Verdict:
-    """Check softmax_backward(w, gamma) -> ds on four heads' weights."""
+    """Check softmax_backward(w, gamma) -> ds on heads' weights of the recorded steps."""
     return _checked(SOFTMAX, backward)
 
 
 def check_attention_head_backward(backward) -> Verdict:
-    """Check attention_head_backward(qs, ks, vs, gs) -> (dqs, dks, dvs) on four heads of three steps."""
+    """Check attention_head_backward(qs, ks, vs, gs) -> (dqs, dks, dvs) on heads of the recorded steps."""
     return _checked(ATTENTION_HEAD, backward)
 
 
 def check_attention_backward(backward) -> Verdict:
-    """Check attention_backward(xs, wq, wk, wv, wo, n_head, gs) -> (dxs, dwq, dwk, dwv, dwo) on three steps."""
+    """Check attention_backward(xs, wq, wk, wv, wo, n_head, gs) -> (dxs, dwq, dwk, dwv, dwo) on the recorded steps."""
     return _checked(ATTENTION, backward)
 
 
 def check_embedding_backward(backward) -> Verdict:
-    """Check embedding_backward(rows, used, grads) -> d(table) on four tables of three steps."""
+    """Check embedding_backward(rows, used, grads) -> d(table) on the tables of the recorded steps."""
     return _checked(EMBEDDING, backward)
 
 

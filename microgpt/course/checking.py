@@ -35,10 +35,12 @@ from microgpt.course.diagnosis import (
     Layout,
     Part,
     agrees,
+    any_factor,
     copied,
     entries,
-    first_fit,
     largest_difference,
+    one_list_for_several,
+    reordered,
     scales,
     sentence,
     shape,
@@ -381,6 +383,7 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
         if alias:
             return [alias]
     pair = swapped(piece.parts, mine, case.engine, case.scales)
+    pair = pair or reordered(piece.parts, mine, case.engine, case.scales)
     if pair:
         return [pair]
     known = _known_slip(piece, runs, first)
@@ -389,25 +392,80 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
     for j in order:
         problem = shape_problem(mine[j], case.engine[j], piece.parts[j])
         if problem:
+            size = _length_is_a_size(piece, runs, j)
+            if size:  # a length that is another size of the call on every case: no number written is guessed
+                raised = [r for r in runs if r.error is not None]
+                if not raised:
+                    return [f"shape: {problem}", size]
+                errors = _and(list(dict.fromkeys(type(r.error).__name__ for r in raised))).replace(" and ", " or ")
+                return [
+                    f"shape: {problem}",
+                    size,
+                    f"On {_cases([r.number for r in raised])}, your function raised {errors}.",
+                ]
             return [f"shape: {problem}"] + ([pattern] if pattern else [])
     parts = {j: _part(piece, case, mine, j) for j in order}
+    shared = one_list_for_several(piece.parts, mine, case.engine, case.scales)
+    if shared:
+        return [shared]
     said = copied(piece.parts, mine, case.engine, case.scales)
     if not said and not case.degenerate:
         others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
         said = _same_factor(piece, first, parts)  # several results off by one factor: which, and where
-        for diagnoses in (CRISP, TERMS):
-            for j in order:
-                said = said or _everywhere(piece, parts[j], others, j, diagnoses)
+        for j in order:
+            said = said or _everywhere(piece, parts[j], others, j, CRISP)
+        # = where += belongs keeps a sum's last term: said as that, not as the terms it loses
+        said = said or _one_line(piece, runs, first, kinds=ACCUMULATE)
+        for j in order:
+            said = said or _everywhere(piece, parts[j], others, j, TERMS)
         said = said or _one_line(piece, runs, first)
         said = said or _substituted(piece, runs, first)
+    missed = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
     for j in order:
-        said = said or first_fit(parts[j], LOCATED)
+        said = said or _located(piece, parts[j], missed, j)
     said = said or _only_some_parts(piece, first)
     lines = [said] if said else []
     if pattern and not (said and said.endswith("?")):
         lines.append(pattern)
     lines.append(largest_difference(parts[order[0]], first=not lines))
     return lines
+
+
+def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> str | None:
+    """Where the part is wrong on the first case missed. A factor is said only if every other case where the part
+    is wrong has one constant factor too (what one case shows by chance, a query alone, is not said as a rule)."""
+    for diagnosis in LOCATED:
+        said = diagnosis(part)
+        if not said:
+            continue
+        if diagnosis is any_factor and not all(
+            any_factor(_part(piece, r.case, r.mine, j)) for r in missed if j in r.wrong and r.mine is not None
+        ):
+            continue
+        return said
+    return None
+
+
+def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> str | None:
+    """A part whose length is, on every case it returned with the wrong length, another size of that call
+    (len(g) where len(x) belongs): a list made over the wrong size."""
+    lengths = {r.number: len(r.mine[j]) for r in runs if r.mine is not None and isinstance(r.mine[j], (list, tuple))}
+    short = [r for r in runs if r.number in lengths and lengths[r.number] != len(r.case.engine[j])]
+    if not short:
+        return None
+    names: set[str] | None = None
+    for r in short:
+        sizes = piece.sizes(*r.case.args)
+        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == lengths[r.number]}
+        names = fits if names is None else names & fits
+    if not names:
+        return None
+    name = sorted(names)[0]
+    cases = _cases([r.number for r in short])
+    return (
+        f"On {cases}, {piece.parts[j]} has {name} entries, whatever its right length:\n"
+        f" is {piece.parts[j]}'s list made, or its loop run, over {name} where another size belongs?"
+    )
 
 
 def _everywhere(piece: Piece, part: Part, others: list[Run], j: int, diagnoses: Sequence[Diagnosis]) -> str | None:
@@ -531,12 +589,13 @@ def _used_only_by(piece: Piece, first: Run) -> str:
     wrong = frozenset(piece.parts[j] for j in first.wrong)
     if rule is None or not wrong or len(wrong) == len(piece.parts):
         return ""
-    roles = rule.only_for(wrong)[-3:]  # the nearest to the results
+    roles = rule.only_for(wrong)
     if not roles:
         return ""
     them = "it uses" if len(wrong) == 1 else "they use"
     listed = roles[0] if len(roles) == 1 else "; ".join(roles[:-1]) + "; or " + roles[-1]
-    return f"So the slip is in something {them} and the others do not: {sentence(listed)}"
+    which = f", one of these {len(roles)}" if len(roles) > 1 else ""
+    return f"So the slip is in something {them} and the others do not{which}: {sentence(listed)}"
 
 
 def _only_some_parts(piece: Piece, first: Run) -> str | None:
@@ -556,8 +615,12 @@ def _only_some_parts(piece: Piece, first: Run) -> str | None:
 CAP = 150  # changes tried that reach more parts than the wrong ones, at most (a verdict's time stays bounded)
 
 
-def _one_line(piece: Piece, runs: list[Run], first: Run) -> str | None:
-    """The one line of the rule that, changed, gives the reader's answer on every case it runs on.
+ACCUMULATE = frozenset({"accumulate"})  # the changes of a sum's += (to = or -=), tried before a sum's terms
+
+
+def _one_line(piece: Piece, runs: list[Run], first: Run, kinds: frozenset[str] = frozenset()) -> str | None:
+    """The one line of the rule that, changed, gives the reader's answer on every case it runs on (only changes of
+    these kinds, if any are given).
 
     A changed rule is tried on the cheapest case first, right or wrong (it must give the reader's answer on every
     one), so that most changes are set aside at little cost; it must give it on a case the reader misses that is
@@ -573,8 +636,9 @@ def _one_line(piece: Piece, runs: list[Run], first: Run) -> str | None:
         return None
     screen = min(telling, key=_cost)
     wrong = frozenset(piece.parts[j] for j in screen.wrong)
-    exact = [c for c in rule.changes if c.reach == wrong]
-    wider = [c for c in rule.changes if c.reach > wrong][:CAP]
+    changes = [c for c in rule.changes if not kinds or c.kind in kinds]
+    exact = [c for c in changes if c.reach == wrong]
+    wider = [c for c in changes if c.reach > wrong][:CAP]
     order = sorted((r for r in runs if r.mine is not None and not r.problem and _comparable(r)), key=_cost)
     with cyclic_gc_paused():  # (the rule's tree and its changes are many objects, none of them garbage)
         for change in exact + wider:  # (a reader's code that ran on a case, written as the changed rule, runs there)
@@ -621,7 +685,7 @@ def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
         if earlier and abs(theirs - sub.run(None, *_frozen(earlier[0].case))[1]) <= 1e-9 * abs(theirs):
             kept = f" That is its value in case {earlier[0].number}: is it kept from an earlier call?"
         else:
-            kept = f" So the slip is in {sub.name}, or in what it is computed from."
+            kept = f" So the slip is in {sub.name}, in what it is computed from, or in a factor multiplied with it."
         return (
             f"{_results(piece, sorted(shown.wrong))}: yours is what the rule gives with another value for"
             f" {sub.name}, {sub.role}:\n {theirs:.4g} where the engine's is {computed:.4g}.{kept}"
@@ -719,6 +783,15 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
     bad = [r for r in runs if not r.ok]
     if not bad:
         return ""
+    raised = [r for r in bad if r.error is not None]
+    if raised and len(raised) < len(bad):  # some raised, some returned: say which raised, and guess nothing
+        errors = list(dict.fromkeys(type(r.error).__name__ for r in raised))
+        returned = [r for r in bad if r.error is None]
+        return (
+            f"Right on {_cases([r.number for r in good]) if good else 'no case'}, wrong on"
+            f" {_cases([r.number for r in returned])}, and on {_cases([r.number for r in raised])} your function"
+            f" raised {_and(errors).replace(' and ', ' or ')}."
+        )
     sizes = {r.number: piece.sizes(*r.case.args) for r in runs}
     names = [s for s in sizes[1] if all(isinstance(sizes[r.number].get(s), int) for r in runs)]
 
@@ -746,10 +819,11 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
     if apart:  # sizes it is wrong at and never right at, though right at several: an edge it does not handle
         said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
         return f"Right on {right}, wrong on {wrong}, the only {'one' if len(bad) == 1 else 'ones'} where {said}."
-    if all(r.case.trait for r in bad):
-        traits = _and([r.case.trait for r in bad])
-        return f"Right on {right}, wrong on {wrong}, the one{'s' if len(bad) > 1 else ''} with {traits}."
-    same = [r for r in bad if not r.case.trait and all(sizes[r.number][s] == sizes[1][s] for s in names)]
+    traits = list(dict.fromkeys(r.case.trait for r in bad))  # each trait once, in the cases' order
+    if all(traits) and not any(r.case.trait in traits for r in good):  # a trait only the cases missed have
+        with_ = _and(traits).replace(" and ", " or ") if len(traits) > 1 else traits[0]
+        return f"Right on {right}, wrong on {wrong}, the only {'one' if len(bad) == 1 else 'ones'} with {with_}."
+    same = [r for r in bad if all(sizes[r.number][s] == sizes[1][s] for s in names)]
     kept = "does your function keep something from an earlier call (a global, a default argument, a cache)?"
     if not same:
         return f"Right on {right}, wrong on {wrong}, and no one size sets those apart:\n {kept}"

@@ -3,8 +3,9 @@
 A checker (microgpt.course.checking) names the slips its piece knows, and the one line of the rule that,
 changed, gives the reader's answer (microgpt.course.variants). These functions look at one part of one
 answer: where it is wrong, in the reader's own terms (position 3, row 7 (head 1), logit 12 (the true
-token)), and how (a constant factor, a term of a sum, a shift by one, the causal limit, a floor
-division, a numerical estimate), before the largest difference is shown as a pair of numbers.
+token)), and how (a constant factor, a term of a sum missing or written another way, a shift by one, the
+causal limit, a floor division, a numerical estimate, a rounding, a mean subtracted, results in another order
+or one list for several), before the largest difference is shown as a pair of numbers.
 
 An answer's part is a nested list; an entry's place in it is an index tuple, and each axis has a name
 ("position", "row", "column", "logit") given by the piece, so that a place is said as a reader would say it.
@@ -65,6 +66,21 @@ class Family:
     what: str
     each: str
     terms: list[Any]
+
+
+@dataclass(frozen=True)
+class Instead:
+    """A term of a split (Part.terms) written another way, as a slip in that one term writes it: with a factor
+    left out, or with one index where another belongs. It sits in the split beside the terms, and is tried in
+    place of its term (the other terms as they are).
+
+    term: the name of the term it replaces; how: what is changed in it ("a factor is left out, w_t: yours is
+    -sum_(u != t) w_u gamma_u"); values: the term so written, shaped like the part.
+    """
+
+    term: str
+    how: str
+    values: Any
 
 
 PLURALS = {"entry": "entries", "unit": "units", "position": "positions", "logit": "logits", "row": "rows"}
@@ -317,6 +333,60 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], sc
     return None
 
 
+def _same_as(j: int, mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> list[int]:
+    """The engine's parts (not all 0) that your part j is, number for number."""
+    return [i for i in range(len(engine)) if largest(engine[i]) and agrees(mine[j], engine[i], scale[i])]
+
+
+def reordered(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
+    """Every result the engine's, but in another order (more than two moved: a pair is said as swapped)."""
+    if len(parts) < 3:
+        return None
+    order = []
+    for j in range(len(parts)):
+        if agrees(mine[j], engine[j], scale[j]):
+            order.append(j)
+            continue
+        same = _same_as(j, mine, engine, scale)
+        if len(same) != 1:
+            return None
+        order.append(same[0])
+    moved = [j for j, i in enumerate(order) if i != j]
+    if sorted(order) != list(range(len(parts))) or len(moved) < 3:
+        return None
+    return (
+        f"Your results are the engine's, in another order: yours are its {', '.join(parts[i] for i in order)}.\n"
+        f" Return them in this order: {', '.join(parts)}."
+    )
+
+
+def one_list_for_several(
+    parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]
+) -> str | None:
+    """Several results that are one list object, or all one same result of the engine's: one list with several
+    names (a = b = [...]), so what is written last through any name is in all of them."""
+    for a in range(len(parts)):
+        for b in range(a + 1, len(parts)):
+            if isinstance(mine[a], list) and mine[a] is mine[b]:
+                return (
+                    f"{parts[a]} and {parts[b]} are one and the same list object, so what is written into one is in"
+                    f" both.\n a = b = [...] gives one list two names; make each its own list."
+                )
+    for i in range(len(parts)):
+        holders = [j for j in range(len(parts)) if i in _same_as(j, mine, engine, scale)]
+        if len(holders) < 3:  # two: said as one copied from the other, a shared list among the guesses
+            continue
+        if any(agrees(engine[j], engine[i], scale[i]) for j in holders if j != i):
+            continue  # the engine's are equal too: nothing is told by yours being so
+        them = _and([parts[j] for j in holders])
+        return (
+            f"{them} all hold the numbers of the engine's {parts[i]}.\n"
+            f" Is one list shared by them, or by what they are computed from (a = b = [...] gives one list two names),"
+            f" so that what is written last is in all of them?"
+        )
+    return None
+
+
 def copied(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
     """A part of yours that is the engine's other part (dk computed as dq): one part copied from another."""
     for j, part in enumerate(parts):
@@ -326,7 +396,8 @@ def copied(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], sca
             if i != j and largest(engine[i]) and agrees(mine[j], engine[i], scale[i]):
                 return (
                     f"{part}: yours is the engine's {other}, number for number.\n"
-                    f" Is {part} computed from what {other} uses (a line copied, a name left unchanged)?"
+                    f" Is {part} computed from what {other} uses (a line copied, a name left unchanged,"
+                    " or one list with two names: a = b = [...])?"
                 )
     return None
 
@@ -414,10 +485,38 @@ def _nice(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> bool:
 UNTOLD = ""  # what a diagnosis returns where this case's numbers cannot tell (not a fit, and not a refusal)
 
 
-def terms(p: Part) -> str | None:
-    """The answer as the engine's terms with other weights: a term missing, its sign flipped, or scaled."""
+def _one_term_instead(p: Part) -> str | None:
+    """The answer as the engine's terms, one of them written another way (an Instead of the split), the others
+    as they are: one term of a sum with a factor left out, or an index where another belongs."""
     mine = [v for _, v in p.m]
     for split in p.terms:
+        names = [n for n, v in split.items() if not isinstance(v, Instead)]
+        columns = {n: [v for _, v in entries(split[n])] for n in names}
+        for alt in (v for v in split.values() if isinstance(v, Instead)):
+            other = [v for _, v in entries(alt.values)]
+            if len(other) != len(mine) or any(len(c) != len(mine) for c in columns.values()):
+                continue
+            if max(abs(a - b) for a, b in zip(other, columns[alt.term])) <= p.tol:
+                continue  # written that way, the term is the same here: it tells nothing
+            kept = [col for n, col in columns.items() if n != alt.term]
+            total = [math.fsum(col[i] for col in kept) + other[i] for i in range(len(mine))]
+            if max(abs(a - b) for a, b in zip(total, mine)) > p.tol + 1e-9 * max(map(abs, mine)):
+                continue
+            right = [n for n in names if n != alt.term]
+            first = f"{_and(right)} {'is' if len(right) == 1 else 'are'} right, but " if right else ""
+            return sentence(f"{p.name} is the sum of {_and(names)}.\n In yours, {first}in {alt.term}, {alt.how}")
+    return None
+
+
+def terms(p: Part) -> str | None:
+    """The answer as the engine's terms with other weights: a term missing, its sign flipped, or scaled; or one
+    term written another way (a factor left out, an index where another belongs)."""
+    instead = _one_term_instead(p)
+    if instead:
+        return instead
+    mine = [v for _, v in p.m]
+    for split in p.terms:
+        split = {n: v for n, v in split.items() if not isinstance(v, Instead)}
         names = list(split)
         columns = [[v for _, v in entries(split[n])] for n in names]
         if any(len(c) != len(mine) for c in columns):
@@ -513,8 +612,29 @@ def nonzero_where_zero(p: Part) -> str | None:
         if not bad:
             return None
         what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
-        why = f":\n {sentence(p.zero_why)}" if p.zero_why else "."
-        return f"{p.name}: nonzero at {what}, where the engine's is exactly 0{why}"
+        others = [key for key in groups if key not in zero]
+        also = [key for key in others if any(abs(p.m[k][1] - p.e[k][1]) > p.tol for k in groups[key])]
+        if also:  # the other half of the story: wrong where the engine's is not 0 too, or right there
+            if len(also) == len(others):
+                said = (
+                    f"and wrong at every other {g.name} too" if len(others) > 1 else f"and wrong at the other {g.name}"
+                )
+            else:
+                said = f"and wrong at {len(also)} of the other {len(others)} {plural(g.name)}, where it is not"
+        elif others:
+            said = (
+                f"and right at the other {len(others)} {plural(g.name)}"
+                if len(others) > 1
+                else f"and right at the other {g.name}"
+            )
+        else:
+            said = ""
+        why = (
+            f"\n The engine's is 0 there because {p.zero_why[0].lower()}{sentence(p.zero_why)[1:]}"
+            if p.zero_why
+            else ""
+        )
+        return f"{p.name}: nonzero at {what}, where the engine's is exactly 0, {said}.{why}".replace(", .", ".")
     return None
 
 
@@ -684,6 +804,79 @@ def close_not_exact(p: Part) -> str | None:
     )
 
 
+def rounded(p: Part) -> str | None:
+    """Every entry of yours the engine's rounded to a few decimals (round(x, 6)): rounded for printing."""
+    if not p.wrong:
+        return None
+    for k in range(13):
+        unit = 10.0**-k
+        if all(round(a, k) == a and abs(a - b) <= unit / 2 * (1 + 1e-9) + p.tol for (_, a), (_, b) in zip(p.m, p.e)):
+            if all(round(b, k) == b for _, b in p.e):
+                return None  # the engine's are so rounded too: nothing is told
+            return (
+                f"{p.name}: every entry of yours is the engine's rounded to {k} decimals.\n"
+                " Round only what you print: a gradient rounded is wrong in every digit after those."
+            )
+    return None
+
+
+def offset_but_one(p: Part) -> str | None:
+    """Every entry but one off by one same amount, and that one by another: an amount moved onto one entry (or
+    off it) and spread over the others, or a constant added everywhere but there."""
+    d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
+    if len(d) < 3 or not p.wrong:
+        return None
+    for k in range(len(d)):
+        rest = d[:k] + d[k + 1 :]
+        c = rest[0]
+        if max(rest) - min(rest) > p.tol or abs(c) <= p.tol or abs(d[k] - c) <= p.tol or abs(d[k]) <= p.tol:
+            continue
+        sign = ("plus", "minus")
+        said = (
+            f"{p.name}: every entry but one is the engine's {sign[c < 0]} {value_name(abs(c), p.sizes, p.defaults)};"
+            f" at {p.at(k)}, yours is the engine's {sign[d[k] < 0]} {value_name(abs(d[k]), p.sizes, p.defaults)}."
+        )
+        if abs(math.fsum(d)) <= p.tol * len(d):
+            said += f"\n The differences sum to 0: one amount moved between {p.at(k)} and the others, spread evenly."
+        return said
+    return None
+
+
+def mean_subtracted(p: Part) -> str | None:
+    """Yours is the function's arguments, each times a number, plus one same amount at every entry, where the
+    engine's has no such amount: a mean subtracted (x - mean(x), as LayerNorm does) where the rule has none."""
+    mine, engine = [v for _, v in p.m], [v for _, v in p.e]
+    n = len(mine)
+    names = [a for a, v in p.given.items() if isinstance(v, list) and len(v) == n and _numbers(v) and not _nested(v)]
+    if not names or n < 2 * (len(names) + 1) or not p.wrong:
+        return None
+    columns = [[float(x) for x in p.given[a]] for a in names] + [[1.0] * n]
+
+    def fit(values: list[float], cols: list[list[float]]) -> list[float] | None:
+        gram = [[math.fsum(a * b for a, b in zip(ci, cj)) for cj in cols] for ci in cols]
+        c = _solve(gram, [math.fsum(a * b for a, b in zip(ci, values)) for ci in cols])
+        if c is None:
+            return None
+        fitted = [math.fsum(ck * col[i] for ck, col in zip(c, cols)) for i in range(n)]
+        close = max(abs(a - b) for a, b in zip(fitted, values)) <= p.tol + 1e-9 * max(map(abs, values))
+        return c if close else None
+
+    if fit(engine, columns[:-1]) is None:
+        return None  # the engine's is not a sum of the arguments alone: nothing is told
+    c = fit(mine, columns)
+    if c is None or abs(c[-1]) <= p.big:
+        return None
+    return (
+        f"{p.name}: yours is {_and(names)}, each times a number, plus one same amount at every entry ({c[-1]:.4g});"
+        f" the engine's is {_and(names)} alone, each times a number.\n Is a mean subtracted somewhere"
+        f" ({_and([f'{a} - mean({a})' for a in names]).replace(' and ', ' or ')}){p.facts.get('a mean', '')}?"
+    )
+
+
+def _nested(value: list) -> bool:
+    return any(isinstance(v, (list, tuple)) for v in value)
+
+
 def whole_numbers(p: Part) -> str | None:
     """Only small whole numbers where the engine's are fractions: a mask, a local gradient or a count, without
     the gradient g it should carry."""
@@ -738,9 +931,10 @@ def where_signs(p: Part) -> str | None:
 
 Diagnosis = Callable[[Part], str | None]
 # said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
-CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, close_not_exact, floor_division)
+CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, rounded, close_not_exact, floor_division)
 CRISP += (whole_numbers, times_an_argument)
-TERMS: tuple[Diagnosis, ...] = (one_term, terms, shifted, reversed_order, plus_an_argument)
+TERMS: tuple[Diagnosis, ...] = (one_term, terms, shifted, reversed_order, plus_an_argument, offset_but_one)
+TERMS += (mean_subtracted,)
 # where, on the first case missed
 LOCATED: tuple[Diagnosis, ...] = (any_factor, nonzero_where_zero, where_signs, zero_where_nonzero)
 LOCATED += (moved, right_and_wrong)
@@ -760,9 +954,12 @@ def largest_difference(p: Part, first: bool) -> str:
     k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
     a, b = p.m[k][1], p.e[k][1]
     lead = f"{p.name}: the largest" if first else "The largest"
-    allowed = f"more than {RTOL_SHOWN} of the largest entry, {p.tol:.1e}" if p.tol else "where only 0 agrees"
+    if p.tol:  # the tolerance named as such: RTOL times the part's largest entry, both shown
+        allowed = f"; the tolerance is {p.tol:.1e}, which is {RTOL_SHOWN} × {p.scale:.2g}, the largest entry"
+    else:
+        allowed = "; the engine's is 0 everywhere, so only 0 agrees"
     said = f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}"
-    return f"{said}\n (off by {abs(a - b):.1e}, {allowed})."
+    return f"{said}\n (off by {abs(a - b):.1e}{allowed})."
 
 
 def diagnose(p: Part) -> tuple[str, bool]:

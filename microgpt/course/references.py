@@ -38,8 +38,8 @@ def linear_backward(x, w, g):
 def relu_backward(h, g):
     dh = [0.0] * len(h)
     for i in range(len(h)):  # the loop over the units i
-        if h[i] > 0:  # the mask: was unit i on?
-            dh[i] = g[i]  # an on unit passes its gradient g_i
+        if h[i] > 0:  # the mask, whether unit i was on (h_i > 0)
+            dh[i] = g[i]  # the gradient g_i an on unit passes back
     return dh
 
 
