@@ -33,7 +33,10 @@ import { errorMarks, setErrorMarks } from "./marks.js";
  * @param {EditorOptions} options
  * @returns {Editor} */
 export function createEditor({ parent, text, label, describedBy, onRun, onChange }) {
-  const run = () => (onRun(), true);
+  const run = () => {
+    onRun();
+    return true;
+  };
   const view = new EditorView({
     parent,
     state: EditorState.create({

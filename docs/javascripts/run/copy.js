@@ -29,7 +29,7 @@ export function chainText(chain) {
 export function copyButton(chain, say) {
   const others = chain.length - 1;
   const label = `Copy with the ${others === 1 ? "block" : `${others} blocks`} above`;
-  const button = h("button", { type: "button", className: "md-button mg-run__copy", textContent: label });
+  const button = h("button", { type: "button", class: "md-button mg-run__copy" }, label);
   const parts = chain.length === 2 ? "both parts" : `all ${chain.length} parts`;
   button.addEventListener("click", () => {
     navigator.clipboard.writeText(chainText(chain)).then(
