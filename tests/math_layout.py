@@ -44,7 +44,6 @@ def harness(site: Path, formulas: list[tuple[str, bool, str]]) -> str:
     (tools/mgsite/mgsite/formulas.py: a display formula's <math> in a <span>, an inline one on its own)."""
     sheets = sorted(site.glob("assets/stylesheets/main.*.min.css")) + [
         site / "stylesheets/extra.css",
-        site / "stylesheets/math.css",
     ]
     links = "".join(f'<link rel="stylesheet" href="/{s.relative_to(site).as_posix()}">' for s in sheets)
     body = "".join(

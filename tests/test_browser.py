@@ -174,14 +174,15 @@ def _shows_the_page_as_built(page: Page, path: str, scheme: str) -> None:
 
 
 def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: list[str]) -> None:
-    # the theme's stylesheets, the site's, and the styles of what this page has (overrides/main.html)
+    # the theme's stylesheets and the site's one, whatever the page holds (uPlot's comes with the Train
+    # widget's first Start, not with the page); and the site's one script, which fetches the rest
     sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
     own = sorted(h.rsplit("/", 1)[1] for h in sheets if "assets/stylesheets/" not in h)
-    assert ("math.css" in own) == (page.locator(".arithmatex math").count() > 0), (path, own)
-    assert ("widgets.css" in own) == _has_widget(page), (path, own)
-    assert ("run.css" in own) == (page.locator("[data-mg-run]").count() > 0), (path, own)
+    assert own == ["extra.css"], (path, own)
+    scripts = page.eval_on_selector_all("script[src]", "ss => ss.map(s => s.getAttribute('src'))")
+    assert [s.rsplit("/", 1)[1] for s in scripts if "assets/javascripts/" not in s] == ["site.js"], (path, scripts)
     assert not any(("katex" in u or "temml" in u) and u.endswith(".js") for u in requested), "math needs no script"
-    # the one font is the math font, fetched by math.css's @font-face on a page with formulas and on no
+    # the one font is the math font, fetched by the stylesheet's @font-face on a page with formulas and on no
     # other page; nothing preloads it (tools/mgsite/mgsite/font.py: a preloaded font holds the first frame)
     fonts = sorted({u.rsplit("/", 1)[-1] for u in requested if u.endswith(".woff2")})
     has_math = page.locator(".arithmatex math").count() > 0
@@ -198,7 +199,7 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
 
 def _aligned_columns_are_placed_as_their_tables_say(page: Page) -> None:
     # MathML Core browsers ignore a table's columnalign; Temml writes it as a class on each cell,
-    # which math.css turns into the text-align Chromium honours (-webkit-right, -webkit-left). The =
+    # which the stylesheet's math part turns into the text-align Chromium honours (-webkit-right, -webkit-left). The =
     # signs of aligned equations line up, and a matrix's entries are centred, only if this holds.
     # (test_the_site_has_aligned_formulas_and_flat_paragraphs_to_measure: the site has enough of both
     # for these checks to have something to measure.)

@@ -653,13 +653,12 @@ SAID = """() => {
 
 # ---------------------------------------------------------------------------- editable leaves
 LEAVES_JS = """async ([preset, leaves]) => {
-  const el = document.createElement("div");  // a stand-in widget: the two methods of the contract
+  const el = document.createElement("div");  // a stand-in widget: the request and its two answers
   document.body.append(el);
   const answer = new Promise((resolve) => {
-    el.mgSetTrace = (trace) => resolve({ trace });
-    el.mgSetError = (error) => resolve({ error });
+    const detail = { preset, leaves, trace: (trace) => resolve({ trace }), error: (error) => resolve({ error }) };
+    el.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail }));
   });
-  el.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail: { preset, leaves } }));
   const result = await answer;
   el.remove();
   return result;

@@ -271,7 +271,10 @@ def test_apply_dispatches_mg_leaves_with_the_parsed_numbers(watched, base_url, w
     _open(page, base_url, widget_page)
     widget = page.locator(".autograd-widget").first
     widget.locator("select").select_option("relu")
-    page.evaluate("() => { window.heard = []; document.addEventListener('mg:leaves', (e) => heard.push(e.detail)); }")
+    page.evaluate(
+        "() => { window.heard = []; document.addEventListener('mg:leaves',"
+        " (e) => heard.push({preset: e.detail.preset, leaves: e.detail.leaves})); }"
+    )
     widget.locator("input[data-leaf='a']").fill("1.5")
     widget.locator("input[data-leaf='d']").fill("−20")
     widget.locator("button[data-action='apply']").click()
@@ -284,15 +287,26 @@ def test_apply_dispatches_mg_leaves_with_the_parsed_numbers(watched, base_url, w
     assert widget.locator("input[data-leaf='b']").get_attribute("aria-invalid") is not None
 
 
-def test_mg_set_trace_shows_pythons_numbers_for_new_leaves(watched, base_url, widget_page):
+# The test stands in for the page's Python: it takes the widget's mg:leaves request before the page's own
+# listener does, and keeps its two answers (detail.trace, detail.error) for the test to call.
+KEEP_ANSWERS = """() => window.addEventListener('mg:leaves', (e) => {
+  e.stopPropagation();
+  window.mgAnswer = e.detail;
+}, { capture: true })"""
+
+
+def test_an_answered_leaves_request_shows_pythons_numbers_for_new_leaves(watched, base_url, widget_page):
     page = watched.page
     _open(page, base_url, widget_page)
     widget = page.locator(".autograd-widget").first
     widget.locator("select").select_option("relu")
     leaves = {"a": 1.5, "d": -20.0}
     t = T.trace_preset("relu", leaves)  # what the in-browser Python will send: the engine's numbers
-    widget.locator("input[data-leaf='d']").focus()  # Enter in a box sends the values, and focus stays there
-    widget.evaluate("(el, t) => el.mgSetTrace(t)", t)
+    page.evaluate(KEEP_ANSWERS)
+    widget.locator("input[data-leaf='d']").fill("-20")
+    widget.locator("input[data-leaf='d']").press("Enter")  # Enter in a box sends the values, and focus stays there
+    page.wait_for_function("() => window.mgAnswer !== undefined")
+    page.evaluate("(t) => window.mgAnswer.trace(t)", t)
     assert page.evaluate("() => document.activeElement.dataset.leaf") == "d"
     widget.locator("button[data-action='run-all']").click()
     for n in t["nodes"]:
@@ -300,7 +314,7 @@ def test_mg_set_trace_shows_pythons_numbers_for_new_leaves(watched, base_url, wi
         assert (_num(data), _num(grad)) == (pytest.approx(n["data"]), pytest.approx(n["grad"])), n["id"]
     assert _node_texts(widget, "a")[1] == "grad 0"  # e = -24 < 0: relu passes nothing back
     assert "Computed by microgpt's engine in Python with a = 1.5, b = -3, d = -20." in widget.inner_text()
-    widget.evaluate("(el) => el.mgSetError('Python could not start: offline')")
+    page.evaluate("() => window.mgAnswer.error('Python could not start: offline')")
     assert "✗ Python could not start: offline" in widget.locator("[data-role='leaves-status']").text_content()
     widget.locator("button[data-action='original']").click()
     assert _node_texts(widget, "a")[1] == f"grad {fmt(T.trace_preset('relu')['nodes'][0]['grad'])}"

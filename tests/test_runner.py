@@ -167,3 +167,21 @@ def test_values_a_run_leaves_behind_are_unlinked_from_their_children():
 def test_the_widgets_trace_comes_back_as_json():
     trace = json.loads(runner.trace_json("relu", "{}"))
     assert trace and isinstance(trace, dict)
+
+
+# ---------------------------------------------------------------------------- the Train widget's run
+def test_the_train_widgets_run_is_driven_through_the_runner_as_json_and_ends_on_request():
+    values = {"lr": 0.01, "steps": 3, "n_embd": 4, "n_layer": 1, "seed": 1}
+    info = json.loads(runner.live_start(json.dumps(values)))
+    assert info["names"] and info["vocab_size"] > 1
+    steps = []
+    for _ in range(200):  # a tick is about 50 ms of work: a few of them finish 3 steps
+        tick = json.loads(runner.live_tick())
+        steps += [s["step"] for s in tick["steps"]]
+        if tick["finished"]:
+            break
+    assert steps == [1, 2, 3]
+    assert json.loads(runner.live_checkpoint())  # a checkpoint file's text, which is JSON
+    runner.live_end()
+    with pytest.raises(RuntimeError, match="no training run"):
+        runner.live_tick()

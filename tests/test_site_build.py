@@ -181,12 +181,13 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
 
 
 def test_every_math_page_gets_the_math_font_from_its_stylesheet_and_none_preloads_it(built_site):
-    """Each page with formulas links math.css, whose @font-face names the math font, which has every
-    character the page's formulas draw; no page preloads a font (tools/mgsite/mgsite/font.py: a preloaded
-    font holds the first frame)."""
+    """Every page links the site's stylesheet, whose @font-face names the math font (fetched only where a
+    formula uses it), which has every character the page's formulas draw; no page preloads a font
+    (tools/mgsite/mgsite/font.py: a preloaded font holds the first frame).
+    """
     font = built_site / math_font.SITE_PATH
     cmap = set(TTFont(font).getBestCmap())
-    faces = re.findall(r"url\(([^)]+\.woff2)\)", (built_site / "stylesheets" / "math.css").read_text(encoding="utf-8"))
+    faces = re.findall(r"url\(([^)]+\.woff2)\)", (built_site / "stylesheets" / "extra.css").read_text(encoding="utf-8"))
     assert [(built_site / "stylesheets" / f).resolve() for f in faces] == [font.resolve()]
     with_math = 0
     for page in sorted(built_site.rglob("index.html")):
@@ -194,9 +195,9 @@ def test_every_math_page_gets_the_math_font_from_its_stylesheet_and_none_preload
         head = text[: text.index("</head>")]
         assert 'rel="preload"' not in head, page
         sheets = [(page.parent / h).resolve() for h in re.findall(r'<link rel="stylesheet" href="([^"]+)"', head)]
+        assert (built_site / "stylesheets" / "extra.css").resolve() in sheets, page
         if "<math" in text:
             with_math += 1
-            assert (built_site / "stylesheets" / "math.css").resolve() in sheets, page
             for formula in re.findall(r"<math\b.*?</math>", text, re.S):
                 assert {ord(c) for c in math_font.characters(formula)} <= cmap, (page, formula)
     assert with_math >= 10

@@ -1,18 +1,25 @@
-// Keyboard access to everything that scrolls sideways, on every page.
+// Keyboard access to everything that scrolls sideways.
 //
 // A box whose content is wider than itself (a display equation, a table, a row of tab labels, a
 // code block; Material does this for code blocks only, and only on devices with a mouse) gets
 // tabindex="0", so a keyboard can reach it and scroll it with the arrow keys; it loses it again
-// when it fits.
-// Other scripts can opt a box in with the attribute data-scroll-region.
+// when it fits. Other scripts can opt a box in with the attribute data-scroll-region.
 // Material's per-block toolbar (the copy button) is a <nav> without a name; twenty of them would
 // fill a screen reader's list of landmarks, so it is marked as plain grouping instead.
 // The line numbers of an embedded block are links to their lines, one per line: they stay links
 // for a pointer but leave the tab order, where forty stops per block would bury the page's own
 // links. (Their size is set by the code's line height, the case WCAG 2.5.8 exempts from its 24 px
 // target size; axe, as Lighthouse runs it, checks the targets in the tab order.)
-// Each kind of box, and what one this script makes focusable is called, so a screen reader says what
-// the stop is; a box that opted in (data-scroll-region), or has a role of its own, is named by its owner.
+//
+// None of this is on the page's critical path: boxes near the viewport are taken up as they come near
+// (an IntersectionObserver), the rest a few at a time while the browser is idle, so no task of ours at
+// load grows with the page. A box taken up is measured by a ResizeObserver, whose callback the browser
+// calls right after laying the page out (measuring there lays nothing out again), and again whenever it
+// or its content changes size (a font arriving, a window turned, a closed note opened).
+
+/** Each kind of box, and what one this script makes focusable is called, so a screen reader says what the
+ * stop is; a box that opted in (data-scroll-region), or has a role of its own, is named by its owner.
+ * @type {[string, string | undefined][]} */
 const KINDS = [
   [".md-typeset div.arithmatex", "Formula, scrolls sideways"],
   [".md-typeset .md-typeset__scrollwrap", "Table, scrolls sideways"],
@@ -21,78 +28,163 @@ const KINDS = [
   ["[data-scroll-region]", undefined],
 ];
 const SCROLLERS = KINDS.map(([selector]) => selector).join(",");
+const CODE = ".md-typeset pre > code";
+const TOOLBAR = "nav.md-code__nav:not([role])";
+const LINE_LINKS = ".linenodiv a[href]:not([tabindex])";
+
+/** @param {Element} el */
 const nameOf = (el) => KINDS.find(([selector]) => el.matches(selector))?.[1];
 
-const TOOLBAR = "nav.md-code__nav:not([role])";
+/** Boxes this script marked: "plain" (focusable) or "named" (also given a role and a name). */
+/** @type {WeakMap<HTMLElement, "plain" | "named">} */
+const marked = new WeakMap();
+/** Boxes taken up (watched for their size), and the boxes still waiting for an idle moment. */
+/** @type {WeakSet<HTMLElement>} */
+const taken = new WeakSet();
+/** @type {HTMLElement[]} */
+let waiting = [];
 
-// root itself (when it matches) and everything under it that matches; does root hold any?
-const within = (root, selector) => [...(root.matches?.(selector) ? [root] : []), ...root.querySelectorAll(selector)];
-const holds = (root, selector) => root.matches(selector) || root.querySelector(selector) !== null;
+/** root itself (when it matches) and everything under it that matches.
+ * @param {ParentNode} root  @param {string} selector  @returns {HTMLElement[]} */
+function within(root, selector) {
+  const self = root instanceof Element && root.matches(selector) ? [/** @type {HTMLElement} */ (root)] : [];
+  return [...self, .../** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(selector))];
+}
 
+/** @param {ParentNode} root */
 function unnameToolbars(root) {
   for (const nav of within(root, TOOLBAR)) nav.setAttribute("role", "none");
 }
 
-// Is the box on the page for a reader to see? One in a closed <details> or a hidden tab is not: the
-// browser has not laid it out, and measuring it would make it lay out that hidden content there and
-// then (on a page with closed notes, most of the work after the first paint). Such a box keeps what
-// it has; the observer reports it once it is shown and laid out, and it is measured then.
-const shown = (el) => el.checkVisibility?.() ?? true;
-
-function update() {
-  // measure every shown box first, then change attributes: interleaving them would lay the page out
-  // again for each box
-  const boxes = [...document.querySelectorAll(SCROLLERS)].filter(shown);
-  const scrolls = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
-  boxes.forEach((el, k) => {
-    if (scrolls[k] && !el.hasAttribute("tabindex")) {
-      el.tabIndex = 0;
-      el.dataset.mgScroll = "";
-      const name = el.hasAttribute("role") ? undefined : nameOf(el);
-      if (name) {
-        el.setAttribute("role", "group");
-        el.setAttribute("aria-label", name);
-        el.dataset.mgScroll = "named";
-      }
-    } else if (!scrolls[k] && "mgScroll" in el.dataset) {
-      el.removeAttribute("tabindex");
-      if (el.dataset.mgScroll === "named") ["role", "aria-label"].forEach((a) => el.removeAttribute(a));
-      delete el.dataset.mgScroll;
+/** Make a box focusable (and named) while it scrolls, and plain again once it fits.
+ * @param {HTMLElement} el  @param {boolean} scrolls */
+function mark(el, scrolls) {
+  const was = marked.get(el);
+  if (scrolls && !was && !el.hasAttribute("tabindex")) {
+    el.tabIndex = 0;
+    const name = el.hasAttribute("role") ? undefined : nameOf(el);
+    if (name) {
+      el.setAttribute("role", "group");
+      el.setAttribute("aria-label", name);
     }
+    el.dataset.mgScroll = name ? "named" : ""; // for the styles and the tests
+    marked.set(el, name ? "named" : "plain");
+  } else if (!scrolls && was) {
+    el.removeAttribute("tabindex");
+    if (was === "named") for (const attribute of ["role", "aria-label"]) el.removeAttribute(attribute);
+    delete el.dataset.mgScroll;
+    marked.delete(el);
+  }
+}
+
+// Measure the boxes reported (a child reported stands for its box), all of them before changing any:
+// interleaving would lay the page out again for each box. A box the page does not show (in a closed
+// <details>, a hidden tab) keeps what it has; it is reported again once shown and laid out.
+const sizes = new ResizeObserver((entries) => {
+  const reported = entries.map((entry) => /** @type {HTMLElement} */ (entry.target));
+  const boxes = [...new Set(reported.map((el) => (taken.has(el) ? el : /** @type {HTMLElement} */ (el.parentElement))))];
+  const shown = boxes.filter((el) => el.isConnected && (el.checkVisibility?.() ?? true));
+  const scrolls = shown.map((el) => el.scrollWidth > el.clientWidth + 1);
+  shown.forEach((el, k) => {
+    mark(el, scrolls[k]);
   });
-  unnameToolbars(document);
-  for (const a of document.querySelectorAll(".linenodiv a[href]:not([tabindex])")) a.tabIndex = -1;
+});
+
+/** Watch a box for its size, and its content's (a formula's width changes when the math font arrives; a
+ * code block's lines do not, and there are many of them). @param {HTMLElement} box */
+function take(box) {
+  if (taken.has(box) || !box.isConnected) return;
+  taken.add(box);
+  sizes.observe(box);
+  if (!box.matches(CODE)) for (const child of box.children) sizes.observe(child);
+  const table = box.closest(".highlighttable");
+  if (table) for (const link of within(table, LINE_LINKS)) link.tabIndex = -1;
 }
 
-// Measure when a box or its content changes size (a font arriving, a graph a widget redraws at another
-// width), in the ResizeObserver's callback: the browser calls it right after laying the page out, so
-// measuring there lays nothing out again, and a box is marked before it is painted, however slow the
-// machine. A newly watched box is reported once it is laid out, so watching is all a new box needs.
-const sizes = new ResizeObserver(update);
-function watch(root, on = true) {
-  const what = on ? (el) => sizes.observe(el) : (el) => sizes.unobserve(el);
-  for (const box of within(root, SCROLLERS)) [box, ...box.children].forEach(what);
+/** @param {HTMLElement} box */
+function release(box) {
+  if (!taken.has(box)) return;
+  taken.delete(box);
+  sizes.unobserve(box);
+  for (const child of box.children) sizes.unobserve(child);
 }
 
-unnameToolbars(document);
-watch(document);
-if (window.document$) window.document$.subscribe(() => watch(document));
-// only for added elements that are (or hold, or sit in) a toolbar or a scroll box, not for every
-// widget redraw
-const relevant = (n) => n.nodeType === 1 && (holds(n, `nav.md-code__nav, ${SCROLLERS}`) || n.parentElement?.matches(SCROLLERS));
-new MutationObserver((records) => {
-  // let go of what was removed (an observer holds on to what it watches): a box's content, or boxes
-  for (const r of records) {
-    for (const n of r.removedNodes) {
-      if (n.nodeType !== 1) continue;
-      if (r.target.matches(SCROLLERS)) sizes.unobserve(n);
-      if (holds(n, SCROLLERS)) watch(n, false);
+// the boxes near the viewport, first
+const near = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      near.unobserve(entry.target);
+      take(/** @type {HTMLElement} */ (entry.target));
     }
+  },
+  { rootMargin: "50% 0px" },
+);
+
+/** @type {(work: (deadline: { timeRemaining: () => number }) => void) => void} */
+const whenIdle =
+  "requestIdleCallback" in window
+  ? (work) => requestIdleCallback(work, { timeout: 2000 })
+  : (work) => setTimeout(() => work({ timeRemaining: () => 8 }), 50);
+let scheduled = false;
+
+/** The rest, a few at a time while the browser has nothing else to do. */
+function drain(/** @type {{ timeRemaining: () => number }} */ deadline) {
+  scheduled = false;
+  while (waiting.length && deadline.timeRemaining() > 1) {
+    const box = /** @type {HTMLElement} */ (waiting.shift());
+    near.unobserve(box);
+    take(box);
   }
-  const added = records.flatMap((r) => [...r.addedNodes]).filter(relevant);
-  if (!added.length) return;
-  for (const n of added) {
-    unnameToolbars(n); // at once, before anything can see it; measuring waits for the layout
-    watch(n.parentElement?.matches(SCROLLERS) ? n.parentElement : n);
+  if (waiting.length) schedule();
+}
+
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  whenIdle(drain);
+}
+
+/** Take up the boxes under root: soon if near the viewport, else when the browser is idle.
+ * @param {ParentNode} root */
+function watch(root) {
+  const boxes = within(root, SCROLLERS).filter((box) => !taken.has(box));
+  for (const box of boxes) near.observe(box);
+  waiting.push(...boxes);
+  schedule();
+}
+
+/** Let go of what a removed subtree held (an observer keeps what it watches). @param {Element} root */
+function forget(root) {
+  for (const box of within(root, SCROLLERS)) {
+    near.unobserve(box);
+    release(box);
   }
-}).observe(document.body, { childList: true, subtree: true });
+  waiting = waiting.filter((box) => box.isConnected);
+}
+
+/** @param {Node} node  @returns {node is Element} */
+const isElement = (node) => node.nodeType === Node.ELEMENT_NODE;
+
+/** Start watching the document: once, from the site's entry (site.js). */
+export function watchScrollRegions() {
+  unnameToolbars(document);
+  watch(document);
+  // added elements that are (or hold, or sit in) a toolbar or a scroll box, not every widget redraw
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.removedNodes) {
+        if (!isElement(node)) continue;
+        if (taken.has(/** @type {HTMLElement} */ (record.target))) sizes.unobserve(node);
+        forget(node);
+      }
+      for (const node of record.addedNodes) {
+        if (!isElement(node)) continue;
+        unnameToolbars(node); // at once, before anything can see it; measuring waits for the layout
+        const parent = node.parentElement;
+        if (parent && taken.has(parent) && !parent.matches(CODE)) sizes.observe(node);
+        else watch(node);
+      }
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+}

@@ -3,7 +3,7 @@
 layout() places a recorded graph (microgpt.course.trace) for drawing: the site's widgets draw it in
 the browser, and diagram_graph() draws it here. Each diagram in DIAGRAMS returns its SVG and the
 keys of the legend it needs (the build's tools/mgsite/mgsite/graphs.py writes the legend and the figure
-around it). The classes (ag-*) are styled by the site's docs/stylesheets/widgets.css. Nothing here
+around it). The classes (ag-*) are styled by the site's docs/stylesheets/extra.css. Nothing here
 is taught on the site.
 """
 

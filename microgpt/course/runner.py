@@ -157,3 +157,41 @@ def trace_json(preset: str, leaves_json: str) -> str:
     from microgpt.course.trace import trace_preset
 
     return json.dumps(trace_preset(preset, json.loads(leaves_json)))
+
+
+# ---------------------------------------------------------------------------- the Train widget
+# The training page's Train widget (docs/javascripts/train/) drives one run of microgpt.course.live in its
+# own worker, a tick at a time; the run lives here between the worker's messages.
+_live: Any = None
+
+
+def live_start(values_json: str) -> str:
+    """Start a training run with the reader's settings ({name: number}, as JSON); what it is, as JSON."""
+    from microgpt.course.live import LiveRun
+
+    global _live
+    _live = None  # the previous run's model goes before the next is built
+    _live = LiveRun(**json.loads(values_json))
+    return str(_live.info_json())
+
+
+def live_tick() -> str:
+    """About 50 ms of the run's work: its steps and reports, as JSON."""
+    return str(_running().tick_json())
+
+
+def live_checkpoint() -> str:
+    """The run's model as a checkpoint file's text (python -m microgpt sample --ckpt reads it)."""
+    return str(_running().checkpoint_text())
+
+
+def live_end() -> None:
+    """Let the run go (Reset): its model is freed."""
+    global _live
+    _live = None
+
+
+def _running() -> Any:
+    if _live is None:
+        raise RuntimeError("no training run: start one first")
+    return _live

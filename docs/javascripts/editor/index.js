@@ -1,6 +1,6 @@
 // The code editor of a runnable block: CodeMirror 6 (npm, pinned in package.json), set up for a reader
 // who edits a page's Python and runs it. This folder is not published as it is: the build bundles it with
-// the CodeMirror packages it imports into one file, javascripts/run/editor.js (docs/hooks/vendor.py runs
+// the CodeMirror packages it imports into one file, javascripts/run/editor.js (tools/mgsite/mgsite/vendor.py runs
 // esbuild), which run/editing.js loads the first time a reader presses Edit.
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { pythonLanguage } from "@codemirror/lang-python";
@@ -33,7 +33,10 @@ import { errorMarks, setErrorMarks } from "./marks.js";
  * @param {EditorOptions} options
  * @returns {Editor} */
 export function createEditor({ parent, text, label, describedBy, onRun, onChange }) {
-  const run = () => (onRun(), true);
+  const run = () => {
+    onRun();
+    return true;
+  };
   const view = new EditorView({
     parent,
     state: EditorState.create({

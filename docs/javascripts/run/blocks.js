@@ -1,4 +1,4 @@
-// Run buttons for the code blocks the build marked (docs/hooks/embed.py: data-mg-run, data-mg-cont,
+// Run buttons for the code blocks the build marked (tools/mgsite/mgsite/runnable.py: data-mg-run, data-mg-cont,
 // data-mg-needs, and data-mg-expected on a checked output): run in the reader's browser, edit, reset.
 // A block's state lives in this module (a WeakMap from its box), not on the element; the box carries
 // data-mg-state (idle, loading, running, done, error; needs for a block that cannot run here) and
@@ -60,7 +60,7 @@ const isEdited = (block) => textOf(block) !== block.original;
 /** The text of a heading or title without its permalink. @param {Element} el */
 function titleOf(el) {
   const copy = /** @type {Element} */ (el.cloneNode(true));
-  copy.querySelectorAll(".headerlink").forEach((a) => a.remove());
+  for (const a of copy.querySelectorAll(".headerlink")) a.remove();
   return (copy.textContent ?? "").trim();
 }
 
@@ -117,7 +117,11 @@ export function run(block) {
     ui.stop.textContent = "Stop it";
     setStatus(ui, ahead ? `Waiting for ${describe(ahead)}, still running.` : "Waiting for the examples run before it.");
   };
-  enqueue(placeOf(block), () => ((ui.stop.textContent = "Stop"), execute(block)), onWait)
+  const start = () => {
+    ui.stop.textContent = "Stop";
+    return execute(block);
+  };
+  enqueue(placeOf(block), start, onWait)
     .catch((/** @type {Error} */ err) => {
       el.dataset.mgState = "error";
       if (err.message.startsWith("Python was stopped")) return showStopped(block, pythonReady());
@@ -163,39 +167,39 @@ function reset(block) {
 function mountNeeds(block) {
   block.el.dataset.mgState = "needs";
   if (block.chain.length === 1) return;
-  const message = h("span", { className: "mg-run__message" });
+  const message = h("span", { class: "mg-run__message" });
   const say = (/** @type {string} */ text) => (message.textContent = text);
-  const status = h("span", { className: "mg-run__status", role: "status" }, message);
-  highlightOf(block.el).after(h("div", { className: "mg-run__bar" }, copyButton(block.chain, say), status));
+  const status = h("span", { class: "mg-run__status", role: "status" }, message);
+  highlightOf(block.el).after(h("div", { class: "mg-run__bar" }, copyButton(block.chain, say), status));
 }
 
 /** @param {Block} block */
 function mount(block) {
   const button = (/** @type {string} */ className, /** @type {string} */ text, hidden = false) =>
-    h("button", { type: "button", className: `md-button ${className}`, textContent: text, hidden });
+    h("button", { type: "button", class: `md-button ${className}`, hidden }, text);
   const ui = /** @type {UI} */ ({
     run: h(
       "button",
-      { type: "button", className: "md-button md-button--primary mg-run__run", "aria-label": "Run this example" },
-      h("span", { className: "mg-run__icon", "aria-hidden": "true", textContent: "▶" }),
+      { type: "button", class: "md-button md-button--primary mg-run__run", "aria-label": "Run this example" },
+      h("span", { class: "mg-run__icon", "aria-hidden": "true" }, "▶"),
       " Run",
     ),
     stop: button("mg-run__stop", "Stop", true),
     edit: button("mg-run__edit", "Edit"),
     reset: button("mg-run__reset", "Reset", true),
-    message: h("span", { className: "mg-run__message" }),
-    progress: h("progress", { className: "mg-run__progress", max: 1, hidden: true, "aria-label": "Starting Python" }),
-    spoken: h("span", { className: "mg-run__spoken" }),
-    stdout: h("span", { className: "mg-run__stdout" }),
-    stderr: h("span", { className: "mg-run__stderr" }),
-    verdictIcon: h("span", { className: "mg-run__icon", "aria-hidden": "true" }),
+    message: h("span", { class: "mg-run__message" }),
+    progress: h("progress", { class: "mg-run__progress", max: 1, hidden: true, "aria-label": "Starting Python" }),
+    spoken: h("span", { class: "mg-run__spoken" }),
+    stdout: h("span", { class: "mg-run__stdout" }),
+    stderr: h("span", { class: "mg-run__stderr" }),
+    verdictIcon: h("span", { class: "mg-run__icon", "aria-hidden": "true" }),
     verdictText: h("span"),
   });
-  ui.output = h("output", { className: "mg-run__output", hidden: true, "aria-label": "Output" }, ui.stdout, ui.stderr);
-  ui.verdict = h("p", { className: "mg-run__verdict", hidden: true }, ui.verdictIcon, " ", ui.verdictText);
+  ui.output = h("output", { class: "mg-run__output", hidden: true, "aria-label": "Output" }, ui.stdout, ui.stderr);
+  ui.verdict = h("p", { class: "mg-run__verdict", hidden: true }, ui.verdictIcon, " ", ui.verdictText);
   block.ui = ui;
-  const status = h("span", { className: "mg-run__status", role: "status" }, ui.message, ui.spoken, ui.progress);
-  const bar = h("div", { className: "mg-run__bar" }, ui.run, ui.stop, ui.edit, ui.reset, status);
+  const status = h("span", { class: "mg-run__status", role: "status" }, ui.message, ui.spoken, ui.progress);
+  const bar = h("div", { class: "mg-run__bar" }, ui.run, ui.stop, ui.edit, ui.reset, status);
   if (block.chain.length > 1) status.before(copyButton(block.chain, (text) => setStatus(ui, text)));
 
   ui.run.addEventListener("click", () => run(block));
@@ -213,12 +217,12 @@ function mount(block) {
 
 /**
  * The box a block, its buttons, output and verdict live in: the build marks each block's
- * div.highlight (data-mg-run, docs/hooks/embed.py); the box takes over its data-mg-* attributes.
+ * div.highlight (data-mg-run, tools/mgsite/mgsite/runnable.py); the box takes over its data-mg-* attributes.
  * @param {HTMLElement} el
  */
 function boxed(el) {
   if (!el.matches(".highlight")) return el;
-  const box = h("div", { className: "mg-run" });
+  const box = h("div", { class: "mg-run" });
   for (const name of el.getAttributeNames().filter((a) => a.startsWith("data-mg-"))) {
     box.setAttribute(name, /** @type {string} */ (el.getAttribute(name)));
     el.removeAttribute(name);

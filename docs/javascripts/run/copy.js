@@ -5,7 +5,7 @@
 // Why a button of our own: Material's copy button copies its own block's text, and the documented
 // ways to change that are none (its `data-copy` attribute was taken out of its documentation as too
 // fragile, and would put every chain's code into the page a second time). What Material documents is
-// the per-block switch `.no-copy`, which the build puts on each continuing block (docs/hooks/embed.py);
+// the per-block switch `.no-copy`, which the build puts on each continuing block (tools/mgsite/mgsite/runnable.py);
 // this button, in the block's own Run bar, takes its place. The text comes from the blocks as the page
 // shows them (never the reader's edits), and goes through the standard Clipboard API.
 import { h } from "../dom.js";
@@ -29,7 +29,7 @@ export function chainText(chain) {
 export function copyButton(chain, say) {
   const others = chain.length - 1;
   const label = `Copy with the ${others === 1 ? "block" : `${others} blocks`} above`;
-  const button = h("button", { type: "button", className: "md-button mg-run__copy", textContent: label });
+  const button = h("button", { type: "button", class: "md-button mg-run__copy" }, label);
   const parts = chain.length === 2 ? "both parts" : `all ${chain.length} parts`;
   button.addEventListener("click", () => {
     navigator.clipboard.writeText(chainText(chain)).then(

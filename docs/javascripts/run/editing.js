@@ -32,8 +32,8 @@ export async function openEditor(block, { focus, text, onRun, onChange }) {
   if (!block.editor) {
     loading ??= import(EDITOR);
     const { createEditor } = await loading;
-    const keys = h("p", { className: "mg-run__keys", id: `mg-keys-${block.n}`, textContent: KEYS });
-    const box = h("div", { className: "mg-run__editor" });
+    const keys = h("p", { class: "mg-run__keys", id: `mg-keys-${block.n}` }, KEYS);
+    const box = h("div", { class: "mg-run__editor" });
     code.after(box);
     block.editor = createEditor({
       parent: box,

@@ -1,20 +1,20 @@
-// Editable leaves: a widget dispatches `mg:leaves` with {preset, leaves}; the real engine, running in
-// the browser, computes the new trace (microgpt.course.trace), and the widget draws it. No JavaScript
-// arithmetic stands in for the engine: on any failure the widget gets a message instead.
+// Editable leaves: a widget dispatches `mg:leaves` with a request ({preset, leaves, trace, error}); the real
+// engine, running in the browser, computes the new trace (microgpt.course.trace), and the widget draws it.
+// No JavaScript arithmetic stands in for the engine: on any failure the widget gets a message instead.
 import { getPython } from "./python.js";
 
-/** The last line of a Python traceback ("ValueError: ..."), or the error's message. */
+/** The last line of a Python traceback ("ValueError: ..."), or the error's message. @param {unknown} err */
 function lastLine(err) {
-  const lines = String(err.message ?? err).trim().split("\n");
+  const lines = String(/** @type {{ message?: string }} */ (err)?.message ?? err).trim().split("\n");
   return lines[lines.length - 1];
 }
 
-export async function onLeaves(widget, detail) {
-  const { preset, leaves } = detail ?? {};
+/** @param {import("../widgets/leaves.js").LeavesRequest} request */
+export async function onLeaves(request) {
   try {
     const python = await getPython();
-    widget.mgSetTrace?.(JSON.parse(await python.traceJson(String(preset), JSON.stringify(leaves ?? {}))));
+    request.trace(JSON.parse(await python.traceJson(String(request.preset), JSON.stringify(request.leaves))));
   } catch (err) {
-    widget.mgSetError?.(`Python could not compute this: ${lastLine(err)}`);
+    request.error(`Python could not compute this: ${lastLine(err)}`);
   }
 }

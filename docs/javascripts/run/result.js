@@ -26,7 +26,7 @@ function markLines(block, marks) {
     const mine = marks.filter((mark) => mark.part === k);
     part.editor?.markErrors(part.editing ? mine : []);
     const lines = codeLines(part);
-    lines.forEach((line) => line.classList.remove("mg-run__line--error"));
+    for (const line of lines) line.classList.remove("mg-run__line--error");
     if (!part.editing) for (const { line } of mine) lines[line - 1]?.classList.add("mg-run__line--error");
   });
 }
@@ -73,7 +73,7 @@ export function showResult(block, result, { seconds, edited }) {
   ui.verdict.dataset.verdict = verdict?.kind ?? "";
   ui.verdictIcon.textContent = verdict?.icon ?? "";
   const lead = verdict?.lead ?? "";
-  ui.verdictText.replaceChildren(...(lead ? [h("strong", { textContent: lead }), " "] : []), (verdict?.words ?? "").slice(lead.length).trim());
+  ui.verdictText.replaceChildren(...(lead ? [h("strong", {}, lead), " "] : []), (verdict?.words ?? "").slice(lead.length).trim());
   ui.spoken.textContent = verdict ? ` ${verdict.words}` : ""; // the status region says what the verdict shows
   markLines(block, marksOf(result));
 }

@@ -1,7 +1,3 @@
-// The site's root URL, from Material's <script id="__config"> ("base" is relative to the page that
-// loaded the scripts). Resolved once, when this module is first evaluated: instant navigation later
-// changes location but not the config, exactly as Material itself does it.
-const config = document.getElementById("__config");
-const base = config ? JSON.parse(config.textContent).base : ".";
-
-export const SITE_ROOT = new URL(base.endsWith("/") ? base : `${base}/`, location.href).href;
+// The site's root URL: this module is served from <root>/javascripts/run/root.js, so the root is two
+// folders up from its own URL, whichever page loaded it (instant navigation changes location, not this).
+export const SITE_ROOT = new URL("../../", import.meta.url).href;

@@ -19,7 +19,9 @@ let queue = Promise.resolve();
 /** @type {Set<() => void>} */
 const watchers = new Set(); // told when the run under way ends or another starts
 
-const changed = () => watchers.forEach((watcher) => watcher());
+const changed = () => {
+  for (const watcher of watchers) watcher();
+};
 
 /** Run job after the runs clicked before it. If it has to wait, onWait(place of the run ahead, or null
  * when that one is itself still queued) says so first; nothing is said when it need not wait.
@@ -65,12 +67,12 @@ export const describe = (place) => `${place.where} on “${place.page}”`;
 export function noteRunLeftBehind(article) {
   const place = current;
   if (!place || place.box.isConnected) return;
-  const stop = h("button", { type: "button", className: "md-button mg-run-away__stop", textContent: "Stop it" });
+  const stop = h("button", { type: "button", class: "md-button mg-run-away__stop" }, "Stop it");
   const note = h(
     "p",
-    { className: "mg-run-away", role: "status" },
+    { class: "mg-run-away", role: "status" },
     "Still running: ",
-    h("a", { href: place.url, textContent: place.where }),
+    h("a", { href: place.url }, place.where),
     ` on “${place.page}”, a page you left. `,
     stop,
   );

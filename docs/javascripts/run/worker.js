@@ -2,26 +2,32 @@
 // freeze the page, and a runaway example can be stopped by ending the worker (python.js).
 // Messages in: {id, op, args}; out: {id, result} | {id, error, fatal} | {progress, fraction}.
 
+/** @type {import("pyodide").PyodideInterface | null} */
 let pyodide = null;
+/** @type {any} microgpt.course.runner, a Python module (its functions are typed in Python) */
 let runner = null; // microgpt.course.runner, once Python is up: it runs the blocks and says how it went
 
-const progress = (message, fraction) => postMessage({ progress: message, fraction });
+const progress = (/** @type {string} */ message, /** @type {number | null} */ fraction) => postMessage({ progress: message, fraction });
 
+/** @param {URL} url */
 async function fetchOk(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
 }
 
+/** @param {string} root */
 async function fetchWheel(root) {
   const latest = await (await fetchOk(new URL("dist/latest.json", root))).json();
   return new Uint8Array(await (await fetchOk(new URL(`dist/${latest.wheel}`, root))).arrayBuffer());
 }
 
+/** @param {{ root: string, again?: boolean }} args */
 async function start({ root, again }) {
   const vendor = new URL("vendor/pyodide/", root).href;
   // after a Stop the files come from the browser's cache: only starting takes time
   progress(again ? "Starting a fresh Python…" : "Downloading and starting Python (about 14 MB, once per visit)…", null);
+  /** @type {typeof import("pyodide")} */
   const { loadPyodide } = await import(`${vendor}pyodide.mjs`);
   // packageBaseUrl: even a stray loadPackage() must not reach Pyodide's default CDN
   const [py, wheel] = await Promise.all([loadPyodide({ indexURL: vendor, packageBaseUrl: vendor }), fetchWheel(root)]);
@@ -33,10 +39,12 @@ async function start({ root, again }) {
   progress("Python is ready.", 1);
 }
 
+/** @type {Record<string, (args: any) => unknown>} */
 const OPS = {
   start,
   runChain: ({ sources, offered }) => {
-    const args = [pyodide.toPy(sources), pyodide.toPy(offered)];
+    const py = /** @type {import("pyodide").PyodideInterface} */ (pyodide);
+    const args = [py.toPy(sources), py.toPy(offered)];
     try {
       return JSON.parse(runner.run_chain(...args));
     } finally {
@@ -44,18 +52,19 @@ const OPS = {
     }
   },
   traceJson: ({ preset, leaves }) => runner.trace_json(preset, leaves),
-  runPython: ({ code }) => {
-    const result = pyodide.runPython(code);
-    return result?.toJs ? result.toJs() : result;
-  },
+  // the Train widget's run (train/runtime.js): JSON text, or a checkpoint's text
+  liveStart: ({ values }) => runner.live_start(JSON.stringify(values)),
+  liveTick: () => runner.live_tick(),
+  liveCheckpoint: () => runner.live_checkpoint(),
+  liveEnd: () => runner.live_end(),
 };
 
-self.onmessage = async ({ data: { id, op, args } }) => {
+self.onmessage = async (/** @type {MessageEvent<{ id: number, op: string, args: object }>} */ { data: { id, op, args } }) => {
   try {
     postMessage({ id, result: await OPS[op](args) });
   } catch (err) {
     // a Python exception keeps the interpreter usable; anything else (a crash) does not
     const fatal = !(pyodide && err instanceof pyodide.ffi.PythonError);
-    postMessage({ id, error: String(err?.message ?? err), fatal });
+    postMessage({ id, error: String(/** @type {Error} */ (err)?.message ?? err), fatal });
   }
 };

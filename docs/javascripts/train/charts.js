@@ -1,8 +1,11 @@
 // The Train widget's two charts, drawn by uPlot (from npm, served by the site under vendor/uplot/ and
-// fetched on the first Start). Every colour is a CSS variable of the widget (stylesheets/train.css,
+// fetched on the first Start). Every colour is a CSS variable of the widget (stylesheets/extra.css, its Train part,
 // one set per colour scheme), read at each draw, so switching light/dark redraws them in the new set.
 import { SITE_ROOT } from "../run/root.js";
 
+/** @typedef {import("uplot")} UPlot  @typedef {typeof import("uplot")} UPlotClass  @typedef {import("uplot").Axis} Axis */
+
+/** @type {Promise<UPlotClass> | null} */
 let uPlotLoaded = null;
 
 /** uPlot and its stylesheet, fetched once. */
@@ -17,6 +20,7 @@ export function loadUPlot() {
 }
 
 /** A matrix's kind and layer: "layer1.attn_wq" -> ["attn_wq", 1]; "wte" -> ["wte", null]. */
+/** @param {string} name  @returns {[string, number | null]} */
 export function kindAndLayer(name) {
   const m = name.match(/^layer(\d+)\.(.+)$/);
   return m ? [m[2], Number(m[1])] : [name, null];
@@ -24,14 +28,15 @@ export function kindAndLayer(name) {
 export const DASHES = [[], [6, 3], [1.5, 3]]; // layer 0, 1, 2: solid, dashed, dotted
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 
-const isPowerOf10 = (v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
+const isPowerOf10 = (/** @type {number} */ v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
 /** A log axis with its labels, ticks and grid lines at the powers of ten only. */
-const decades = (axis) => {
-  const filter = (u, splits) => splits.map((v) => (isPowerOf10(v) ? v : null));
+const decades = (/** @type {Axis} */ axis) => {
+  const filter = (/** @type {UPlot} */ _u, /** @type {number[]} */ splits) => splits.map((v) => (isPowerOf10(v) ? v : null));
   return { ...axis, size: 54, filter, grid: { ...axis.grid, filter }, ticks: { ...axis.ticks, filter } };
 };
-const colour = (el, name) => () => getComputedStyle(el).getPropertyValue(name).trim();
+const colour = (/** @type {Element} */ el, /** @type {string} */ name) => () => getComputedStyle(el).getPropertyValue(name).trim();
 
+/** @param {Element} el  @param {string} yLabel  @param {Axis["values"]} [yValues]  @returns {Axis[]} */
 function axes(el, yLabel, yValues) {
   const common = {
     stroke: colour(el, "--mg-train-text"),
@@ -46,7 +51,11 @@ function axes(el, yLabel, yValues) {
   ];
 }
 
-function chart(uPlot, el, target, opts, nSeries) {
+/**
+ * @param {UPlotClass} uPlot  @param {HTMLElement} target  @param {number} nSeries
+ * @param {{ steps: number, axes: Axis[], series: import("uplot").Series[], height?: number, scales?: import("uplot").Scales, hooks?: import("uplot").Hooks.Arrays }} opts
+ */
+function chart(uPlot, target, opts, nSeries) {
   const width = () => Math.max(200, target.clientWidth);
   const u = new uPlot(
     {
@@ -59,7 +68,7 @@ function chart(uPlot, el, target, opts, nSeries) {
       series: [{}, ...opts.series],
       hooks: opts.hooks ?? {},
     },
-    Array.from({ length: nSeries + 1 }, () => []),
+    /** @type {import("uplot").AlignedData} */ (/** @type {unknown} */ (Array.from({ length: nSeries + 1 }, () => []))),
     target,
   );
   new ResizeObserver(() => width() !== u.width && u.setSize({ width: width(), height: u.height })).observe(target);
@@ -67,8 +76,9 @@ function chart(uPlot, el, target, opts, nSeries) {
 }
 
 /** A dashed horizontal line at y = level(), across the whole plot, drawn after the series. */
+/** @param {Element} el  @param {() => number} level */
 function levelLine(el, level) {
-  return (u) => {
+  return (/** @type {UPlot} */ u) => {
     const y = u.valToPos(level(), "y", true);
     const { ctx, bbox } = u;
     ctx.save();
@@ -84,11 +94,11 @@ function levelLine(el, level) {
 }
 
 /** Loss against step: each step's loss (faint), its running mean, the held-out loss, and ln V (dashed). */
+/** @param {UPlotClass} uPlot  @param {Element} el  @param {HTMLElement} target  @param {number} steps  @param {number} uniform */
 export function lossChart(uPlot, el, target, steps, uniform) {
-  const line = (name, width, more = {}) => ({ stroke: colour(el, name), width, points: { show: false }, ...more });
+  const line = (/** @type {string} */ name, /** @type {number} */ width, more = {}) => ({ stroke: colour(el, name), width, points: { show: false }, ...more });
   return chart(
     uPlot,
-    el,
     target,
     {
       steps,
@@ -109,16 +119,16 @@ export function lossChart(uPlot, el, target, steps, uniform) {
 }
 
 /** The gradient norm of each named matrix against step, on a log scale: colour by kind, dash by layer. */
+/** @param {UPlotClass} uPlot  @param {Element} el  @param {HTMLElement} target  @param {string[]} names  @param {number} steps */
 export function gradChart(uPlot, el, target, names, steps) {
   return chart(
     uPlot,
-    el,
     target,
     {
       steps,
       height: 240,
       scales: { y: { distr: 3 } },
-      axes: axes(el, "gradient norm", (u, ticks) => ticks.map((t) => (t == null ? "" : t >= 1 ? String(t) : t.toPrecision(1)))).map(
+      axes: axes(el, "gradient norm", (/** @type {UPlot} */ _u, /** @type {number[]} */ ticks) => ticks.map((t) => (t == null ? "" : t >= 1 ? String(t) : t.toPrecision(1)))).map(
         (axis, i) => (i === 1 ? decades(axis) : axis),
       ),
       series: names.map((name) => {

@@ -3,8 +3,16 @@
 // field (aria-invalid, and the message the field's aria-describedby names), before anything runs.
 import { h } from "../dom.js";
 
+/**
+ * The widget's settings as the build writes them (microgpt/course/live.py's form_json).
+ * @typedef {{ label: string, flag: string, low: number, high: number, step: number, default: number, integer: boolean }} Setting
+ * @typedef {{ settings: Record<string, Setting>, command: string, eval_every: number }} Spec
+ * @typedef {{ name: string, s: Setting, input: HTMLInputElement, hint: HTMLElement, error: HTMLElement, box: HTMLElement }} Field
+ */
+
 let forms = 0;
 
+/** Why a typed value is refused, or null. @param {Setting} s  @param {string} raw */
 function problem(s, raw) {
   const range = `from ${s.low} to ${s.high}`;
   if (raw.trim() === "") return `${s.label}: enter a number ${range}.`;
@@ -17,6 +25,7 @@ function problem(s, raw) {
 }
 
 /** The fields, in a fieldset; {fieldset, read() -> values | null (after marking the bad fields), fill(values)}. */
+/** @param {Spec} spec */
 export function settingsForm(spec) {
   const n = forms++;
   const fields = Object.entries(spec.settings).map(([name, s]) => {
@@ -25,25 +34,25 @@ export function settingsForm(spec) {
       id,
       name,
       type: "text",
-      inputMode: s.integer ? "numeric" : "decimal",
+      inputmode: s.integer ? "numeric" : "decimal",
       autocomplete: "off",
-      spellcheck: false,
+      spellcheck: "false",
       value: String(s.default),
-      className: "mg-train__input",
+      class: "mg-train__input",
       "aria-describedby": `${id}-hint`,
     });
-    const hint = h("span", { id: `${id}-hint`, className: "mg-train__hint", textContent: `${s.low}–${s.high}` });
-    const error = h("span", { id: `${id}-error`, className: "mg-train__error", hidden: true });
-    const label = h("label", { htmlFor: id, textContent: s.label });
-    return { name, s, input, hint, error, box: h("div", { className: "mg-train__field" }, label, input, hint, error) };
+    const hint = h("span", { id: `${id}-hint`, class: "mg-train__hint" }, `${s.low}–${s.high}`);
+    const error = h("span", { id: `${id}-error`, class: "mg-train__error", hidden: true });
+    const label = h("label", { for: id }, s.label);
+    return { name, s, input, hint, error, box: h("div", { class: "mg-train__field" }, label, input, hint, error) };
   });
   const fieldset = h(
     "fieldset",
-    { className: "mg-train__settings" },
-    h("legend", { textContent: "Settings" }),
+    { class: "mg-train__settings" },
+    h("legend", {}, "Settings"),
     ...fields.map((f) => f.box),
   );
-  const mark = (f, message) => {
+  const mark = (/** @type {Field} */ f, /** @type {string | null} */ message) => {
     f.error.textContent = message ?? "";
     f.error.hidden = !message;
     if (message) f.input.setAttribute("aria-invalid", "true");
@@ -56,6 +65,7 @@ export function settingsForm(spec) {
   return {
     fieldset,
     read() {
+      /** @type {Record<string, number> | null} */
       let values = {};
       for (const f of fields) {
         const message = problem(f.s, f.input.value);
@@ -63,7 +73,7 @@ export function settingsForm(spec) {
         if (message) values = null;
         else if (values) values[f.name] = Number(f.input.value);
       }
-      if (!values) fields.find((f) => f.input.hasAttribute("aria-invalid")).input.focus();
+      if (!values) fields.find((f) => f.input.hasAttribute("aria-invalid"))?.input.focus();
       return values;
     },
     /** The current values, as typed (for the command line offered instead). */

@@ -1,9 +1,27 @@
 // "Your own leaf values": number inputs for a graph's leaves and an Apply button. The widget never
-// computes the new values itself: Apply dispatches mg:leaves, and whoever runs Python (the site's
-// in-browser Python module) answers with el.mgSetTrace(trace) or el.mgSetError(message).
-import { decimalProblem, fmt, h, parseDecimal } from "./format.js";
+// computes the new values itself: Apply dispatches mg:leaves, whose detail (a LeavesRequest) carries the
+// values and the two ways to answer; whoever runs Python (the site's in-browser Python, run/leaves.js) calls
+// detail.trace(trace) with the engine's trace, or detail.error(message).
+import { h } from "../dom.js";
+import { decimalProblem, fmt, parseDecimal } from "./format.js";
 
+/**
+ * What a widget asks of the page's Python (the detail of its mg:leaves event), and the two ways to answer.
+ * @typedef {import("./graph.js").Trace} Trace
+ * @typedef {object} LeavesRequest
+ * @property {string} preset                  the graph's name
+ * @property {Record<string, number>} leaves  the reader's values, by leaf
+ * @property {(trace: Trace) => void} trace   answer with the engine's trace for them
+ * @property {(message: string) => void} error   or say why there is none
+ */
+
+/**
+ * The leaf-values form of a widget.
+ * @param {HTMLElement} root  the widget
+ * @param {{ preset: () => string, onTrace: (trace: Trace) => void, onOriginal: () => void }} how
+ */
 export function leafEditor(root, { preset, onTrace, onOriginal }) {
+  /** @type {HTMLInputElement[]} */
   let inputs = [];
   const fields = h("span", { class: "autograd-leaves__fields" });
   const apply = h("button", { type: "submit", class: "ag-btn ag-btn--primary", "data-action": "apply" }, "Apply");
@@ -15,13 +33,16 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
   const form = h("form", { class: "autograd-leaves", novalidate: true },  // unnamed: a named form is a landmark
     h("span", { class: "autograd-leaves__title" }, "Your own leaf values:"), fields, apply, original, status);
 
+  /** @param {string} kind  @param {string} text */
   function say(kind, text) {
     status.dataset.kind = kind;
     status.replaceChildren(...(kind === "error" ? [h("span", { class: "ag-icon", "aria-hidden": "true" }, "✗ "), text] : [text]));
   }
+  /** @param {Trace} trace */
   function show(trace) {
     // the boxes are made anew; one that had focus (Enter in it sent the values) hands it to its successor
-    const focused = fields.contains(document.activeElement) ? document.activeElement.dataset.leaf : undefined;
+    const active = /** @type {HTMLElement | null} */ (document.activeElement);
+    const focused = active && fields.contains(active) ? active.dataset.leaf : undefined;
     const leaves = trace.nodes.filter((n) => n.leaf && !n.const);
     inputs = leaves.map((n) => h("input", {
       type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", size: 6,
@@ -32,6 +53,7 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
   }
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
+    /** @type {Record<string, number>} */
     const leaves = {};
     for (const input of inputs) {
       const x = parseDecimal(input.value);
@@ -42,26 +64,30 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
         input.select();
         return;
       }
-      leaves[input.dataset.leaf] = x;
+      leaves[String(input.dataset.leaf)] = x;
     }
     form.setAttribute("aria-busy", "true");
     say("busy", "Computing with Python…");
-    root.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail: { preset: preset(), leaves } }));
+    /** @type {LeavesRequest} */
+    const detail = { preset: preset(), leaves, trace: answerTrace, error: answerError };
+    root.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail }));
   });
-  root.mgSetTrace = (trace) => {
+  /** @param {Trace} trace */
+  function answerTrace(trace) {
     form.removeAttribute("aria-busy");
     try {
       onTrace(trace);
     } catch (err) {
-      say("error", String(err.message || err));
+      say("error", String(/** @type {Error} */ (err).message || err));
       return;
     }
     const given = trace.nodes.filter((n) => n.leaf && !n.const).map((n) => `${n.label} = ${fmt(n.data)}`);
     say("ok", `Computed by microgpt's engine in Python with ${given.join(", ")}.`);
-  };
-  root.mgSetError = (message) => {
+  }
+  /** @param {string} message */
+  function answerError(message) {
     form.removeAttribute("aria-busy");
     say("error", String(message));
-  };
+  }
   return { form, show };
 }

@@ -3,17 +3,22 @@
 // that uses it) and shows what the engine's rule, child.grad += local_grad * node.grad, gives in
 // that order. Those grads were computed in Python for every order (trace.orders, from
 // autograd_trace.with_orders); the page only looks them up.
-import { fmt, h, keepFocus, readJSON, watchScroll } from "./format.js";
+import { h } from "../dom.js";
+import { fmt, keepFocus, readJSON, watchScroll } from "./format.js";
 import { drawGraph, legend, paint, withLayout } from "./graph.js";
 import { leafEditor } from "./leaves.js";
 
 // Is `order` a reverse topological order of the placed nodes? Returns the edges it breaks.
+/** @typedef {import("./graph.js").Trace} Trace  @typedef {import("./graph.js").GraphView} GraphView */
+
+/** @param {Trace} t  @param {string[]} order */
 export function judge(t, order) {
   const pos = Object.fromEntries(order.map((id, i) => [id, i]));
   return t.edges.filter((e) => e.child in pos && pos[e.child] < pos[e.node]);
 }
 
 // The looked-up replay: every node's grad at the end, and what each node held when it was visited.
+/** @param {Trace} t  @param {string[]} order */
 export function lookup(t, order) {
   const [grads, seen] = t.orders[order.join(",")];
   return {
@@ -23,20 +28,31 @@ export function lookup(t, order) {
 }
 
 // right and wrong differ in icon, words and colour, not in colour alone
+/** @param {boolean} ok  @param {string} lead  @param {string} text */
 function verdict(ok, lead, text) {
   return h("p", { class: `ag-verdict ag-verdict--${ok ? "ok" : "bad"}` },
     h("span", { class: "ag-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"), " ", h("strong", {}, `${lead}: `), text);
 }
 
+/** @param {HTMLElement} root */
 export function mountPlayground(root) {
+  /** @type {Trace} */
   const original = readJSON(root, "trace");
-  let t = original, N, movable, target, view;
+  let t = original;
+  /** @type {Record<string, import("./graph.js").TraceNode>} */
+  let N = {};
+  /** @type {string[]} */
+  let movable = [];
+  let target = "";
+  /** @type {GraphView} */
+  let view;
+  /** @type {string[]} */
   let order = [];
   const stage = h("div", { class: "autograd-scroll" });
   const placed = h("ol", { class: "autograd-order", "aria-label": "Visit order, first to last" });
   const pool = h("div", { class: "autograd-pool", role: "group", "aria-label": "Nodes still to place" });
   const result = h("div", { class: "autograd-result", role: "status", "aria-live": "polite", "data-role": "result" });
-  const act = (fn, preferred) => () => { fn(); keepFocus(root, preferred()); };
+  const act = (/** @type {() => void} */ fn, /** @type {() => (HTMLButtonElement | null)[]} */ preferred) => () => { fn(); keepFocus(root, preferred()); };
   const run = h("button", { type: "button", class: "ag-btn ag-btn--primary", "data-action": "run", onclick: () => go() }, "Run backward in this order");
   const undo = h("button", { type: "button", class: "ag-btn", "data-action": "undo" }, "Undo");
   const clear = h("button", { type: "button", class: "ag-btn", "data-action": "clear" }, "Clear");
@@ -52,6 +68,7 @@ export function mountPlayground(root) {
     onOriginal: () => load(original),
   });
 
+  /** @param {Trace} trace */
   function load(trace) {
     const shown = root.dataset.result !== undefined;
     t = trace;
@@ -68,9 +85,11 @@ export function mountPlayground(root) {
     show();
     if (shown && order.length === movable.length) go();
   }
+  /** @returns {import("./graph.js").PaintState} */
   function fresh() {
     return { data: new Set(t.nodes.map((n) => n.id)), grad: Object.fromEntries(t.nodes.map((n) => [n.id, 0])), touched: new Set(), active: { nodes: [], edges: [] }, backward: true };
   }
+  /** @param {string} id */
   function place(id) {
     order.push(id);
     show();
@@ -95,7 +114,7 @@ export function mountPlayground(root) {
     s.touched = new Set([t.root, ...order.flatMap((id) => t.edges.filter((e) => e.node === id).map((e) => e.child))]);
     s.active = { nodes: [target], edges: [] };
     paint(view, t, s);
-    const L = (id) => N[id].label;
+    const L = (/** @type {string} */ id) => N[id].label;
     const got = grad[target], want = N[target].grad;  // want: what backward() gave when Python recorded the trace
     const broken = judge(t, order);
     root.dataset.valid = String(broken.length === 0);

@@ -1,21 +1,32 @@
 // Step-through widget: the forward pass fills data leaves-to-root, then the engine's backward pass
 // replays its recorded += one at a time. Every number shown is read from the embedded trace.
-import { fmt, h, keepFocus, readJSON, revealInside, watchScroll } from "./format.js";
+import { h } from "../dom.js";
+import { fmt, keepFocus, readJSON, revealInside, watchScroll } from "./format.js";
 import { drawGraph, legend, paint, withLayout } from "./graph.js";
 import { leafEditor } from "./leaves.js";
 
+/**
+ * @typedef {import("./graph.js").Trace} Trace
+ * @typedef {{ kind: "forward", id: string } | { kind: "seed" } | { kind: "backward", b: import("./graph.js").BackwardStep, first: boolean }} Step
+ */
+
+/** @param {Trace} t  @returns {Step[]} */
 function steps(t) {
+  /** @type {Step[]} */
   const out = t.forward.map((id) => ({ kind: "forward", id }));
   out.push({ kind: "seed" });
-  t.backward.forEach((b, i) => out.push({ kind: "backward", b, first: i === 0 || t.backward[i - 1].node !== b.node }));
+  t.backward.forEach((b, i) => {
+    out.push({ kind: "backward", b, first: i === 0 || t.backward[i - 1].node !== b.node });
+  });
   return out;
 }
 
-const num = (x) => (x < 0 ? `(${fmt(x)})` : fmt(x));
+const num = (/** @type {number} */ x) => (x < 0 ? `(${fmt(x)})` : fmt(x));
 
+/** @param {Trace} t  @param {Step | undefined} step  @param {boolean} done */
 function sentence(t, step, done) {
   const N = Object.fromEntries(t.nodes.map((n) => [n.id, n]));
-  const L = (id) => N[id].label;
+  const L = (/** @type {string} */ id) => N[id].label;
   if (!step) return "Press Step to run the forward pass: leaves first, then each node from its children.";
   if (step.kind === "forward") {
     const n = N[step.id];
@@ -40,7 +51,9 @@ function sentence(t, step, done) {
     `so ${L(b.child)}.grad goes ${fmt(b.before)} → ${fmt(b.after)}.${tail}`;
 }
 
+/** @param {Trace} t  @param {Step[]} list  @param {number} k */
 function stateAt(t, list, k) {
+  /** @type {import("./graph.js").PaintState} */
   const s = { data: new Set(), grad: {}, touched: new Set(), active: { nodes: [], edges: [] }, backward: false };
   for (const n of t.nodes) s.grad[n.id] = 0;
   for (let i = 0; i < k; i++) {
@@ -62,14 +75,22 @@ function stateAt(t, list, k) {
   return s;
 }
 
+/** @param {HTMLElement} root */
 export function mountStepper(root) {
+  /** @type {Record<string, Trace>} */
   const original = readJSON(root, "traces");
   const traces = { ...original };
-  let t, list, k = 0, view;
+  /** @type {Trace} */
+  let t;
+  /** @type {Step[]} */
+  let list = [];
+  let k = 0;
+  /** @type {import("./graph.js").GraphView} */
+  let view;
   const select = h("select", { "aria-label": "Graph", "data-role": "preset" },
     Object.values(traces).map((tr) => h("option", { value: tr.name }, tr.title)));
   // a button that disables itself (Run all at the end, Reset at step 0) hands focus on instead of dropping it
-  const btn = (label, key, fn) => h("button", { type: "button", class: "ag-btn", "data-action": key, onclick: () => {
+  const btn = (/** @type {string} */ label, /** @type {string} */ key, /** @type {() => void} */ fn) => h("button", { type: "button", class: "ag-btn", "data-action": key, onclick: () => {
     fn();
     keepFocus(root, k === list.length ? [back, reset] : [step, all]);
   } }, label);
@@ -95,6 +116,7 @@ export function mountStepper(root) {
     },
   });
 
+  /** @param {string} name */
   function load(name, at = 0) {
     t = traces[name];
     list = steps(t);
@@ -105,6 +127,7 @@ export function mountStepper(root) {
     editor.show(t);
     go(at);
   }
+  /** @param {number} n */
   function go(n) {
     k = Math.max(0, Math.min(list.length, n));
     const state = stateAt(t, list, k);
@@ -127,7 +150,8 @@ export function mountStepper(root) {
   root.setAttribute("role", "group");
   root.setAttribute("aria-label", "Step-through computation graph");
   root.addEventListener("keydown", (ev) => {
-    if (ev.target.closest("input, select, textarea, summary, .autograd-scroll")) return;  // their arrow keys are their own
+    if (/** @type {Element} */ (ev.target).closest("input, select, textarea, summary, .autograd-scroll")) return;  // their arrow keys are their own
+    /** @type {Record<string, () => void>} */
     const keys = { ArrowRight: () => go(k + 1), ArrowLeft: () => go(k - 1), Home: () => go(0), End: () => go(list.length) };
     if (keys[ev.key] && !ev.altKey && !ev.ctrlKey && !ev.metaKey) { keys[ev.key](); ev.preventDefault(); }
   });
@@ -135,5 +159,6 @@ export function mountStepper(root) {
     h("div", { class: "autograd-controls" }, h("label", {}, "Graph ", select), back, step, all, reset),
     status, stage, say, legend(), editor.form, help);
   watchScroll(stage);
-  load(root.dataset.preset in traces ? root.dataset.preset : Object.keys(traces)[0]);
+  const preset = root.dataset.preset ?? "";
+  load(preset in traces ? preset : Object.keys(traces)[0]);
 }

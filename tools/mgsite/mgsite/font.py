@@ -11,7 +11,7 @@ builds from them: about 30 KB, written into the built site by `python -m mgsite.
 `python -m mgsite.prepare` puts the whole font in docs/vendor/, which `mkdocs serve` serves). One of the
 MATH table's constants is changed on the way, so that subscripts sit as TeX sets them (see `subset`).
 
-docs/stylesheets/math.css holds its @font-face, and
+docs/stylesheets/extra.css's math part holds its @font-face, and
 the browser fetches the font when its first layout meets a formula. It is not preloaded: Chromium
 (156, traced) draws no frame of a page until the fonts it preloads have arrived, and under
 its paint holding (on by default, as PageSpeed Insights runs) a page held that long often waited a

@@ -72,7 +72,7 @@ require("readline").createInterface({ input: process.stdin }).on("line", (line) 
 # brace (\underbrace, \overbrace: in Chromium a dashed line shorter than its term; write the label
 # with \underset or \overset), MathML outside MathML Core (\cancel's <menclose>), a mathvariant
 # other than normal (MathML Core draws no other; Temml writes \mathbf as bold letters of Unicode),
-# and any of Temml's classes that docs/stylesheets/math.css does not style.
+# and any of Temml's classes that docs/stylesheets/extra.css's math part does not style.
 STYLED = {"tml-display", "tml-prime", "tml-jot", "tml-left", "tml-right", "tml-sml-pad", "tml-med-pad", "tml-lrg-pad"}
 STYLED_ACCENT = re.compile(r"(?:chr|wbk)-(?:sml|med|lrg)(?:-acc)?|wbk-acc")
 NOT_CORE = {"menclose", "mlabeledtr", "mfenced"}
@@ -231,6 +231,6 @@ class TypesetMath(Treeprocessor):
             if el.tag == "span":
                 el.text = self.md.htmlStash.store(mathml)
                 keep_punctuation_on_the_line(parent, el)
-            else:  # in a block of the formula's width, which div.arithmatex centres and scrolls (math.css)
+            else:  # in a block of the formula's width, which div.arithmatex centres and scrolls (the stylesheet's math part)
                 el.text = None
                 ET.SubElement(el, "span").text = self.md.htmlStash.store(mathml)
