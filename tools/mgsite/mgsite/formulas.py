@@ -231,6 +231,6 @@ class TypesetMath(Treeprocessor):
             if el.tag == "span":
                 el.text = self.md.htmlStash.store(mathml)
                 keep_punctuation_on_the_line(parent, el)
-            else:  # in a block of the formula's width, which div.arithmatex centres and scrolls (the stylesheet's math part)
+            else:  # in a block of the formula's width, which div.arithmatex centres and scrolls (extra.css)
                 el.text = None
                 ET.SubElement(el, "span").text = self.md.htmlStash.store(mathml)
