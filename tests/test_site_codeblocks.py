@@ -140,18 +140,23 @@ def test_a_block_that_ends_the_interpreter_early_fails_and_the_run_goes_on(proje
     assert f"page.md::line {heads[-1]} PASSED" in result.stdout
 
 
-@pytest.mark.parametrize(
-    ("name", "text", "where"),
-    [
-        ("page.md", "# P\n\n```Python\nraise SystemExit\n```\n", "page.md:3: fence language 'Python'"),
-        ("README.md", "<!--pytest-codeblocks:skipfile-->\n# R\n", "README.md:1: not a marker"),
-        ("page.md", "# P\n\n```python\nprint(1)\n", "page.md:3: a fence that is never closed"),
-    ],
-)
-def test_a_page_with_a_problem_fails_the_run_naming_page_and_line(project, name, text, where):
-    write(project, name, text)
-    result = pytest_in(project, "--codeblocks", name)
-    assert result.returncode != 0 and where in result.stdout, result.stdout
+# Each a page with one problem, in a folder of its own; one pytest run collects them all.
+PROBLEMS = [
+    ("fence/page.md", "# P\n\n```Python\nraise SystemExit\n```\n", "fence/page.md:3: fence language 'Python'"),
+    ("marker/README.md", "<!--pytest-codeblocks:skipfile-->\n# R\n", "marker/README.md:1: not a marker"),
+    ("unclosed/page.md", "# P\n\n```python\nprint(1)\n", "unclosed/page.md:3: a fence that is never closed"),
+]
+
+
+def test_a_page_with_a_problem_fails_the_run_naming_page_and_line(project):
+    """Each page's problem is reported with its own page and line, and the run fails."""
+    for name, text, _ in PROBLEMS:
+        (project / name).parent.mkdir()
+        write(project, name, text)
+    result = pytest_in(project, "--codeblocks", *(name for name, _, _ in PROBLEMS))
+    assert result.returncode != 0, result.stdout
+    missing = [where for _, _, where in PROBLEMS if where not in result.stdout]
+    assert missing == [], result.stdout
 
 
 BLOCK_DOCS = """
