@@ -22,7 +22,7 @@ def project(tmp_path):
     for name in ("conftest.py", "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     # every helper module of tests/ (not the tests themselves), so that a copied test finds what it imports
-    helpers = [p.relative_to(ROOT) for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")]
+    helpers = [p.relative_to(ROOT) for p in (ROOT / "tests").rglob("*.py") if not p.name.startswith("test_")]
     for name in helpers:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
@@ -174,8 +174,9 @@ def test_the_package_tests_run_with_only_the_test_extra(project):
     skips, and site tests skip; under CI=true the site tests fail, and with MICROGPT_REQUIRE_TORCH=1 the torch
     block is run, not skipped."""
     (project / "sitecustomize.py").write_text(BLOCK_DOCS)
-    shutil.copy(ROOT / "tests" / "test_optim.py", project / "tests" / "test_optim.py")
-    shutil.copy(ROOT / "tests" / "test_site_build.py", project / "tests" / "test_site_build.py")
+    for name in ("test_optim.py", "test_site_build.py"):  # wherever they are under tests/
+        (test,) = (ROOT / "tests").rglob(name)
+        shutil.copy(test, project / test.relative_to(ROOT))
     write(project, "page.md", "```python\nprint(1)\n```\n")
     write(project, "torch.md", "<!--pytest-codeblocks:importorskip(torch)-->\n```python\nprint(1)\n```\n")
     env = {**os.environ, "PYTHONPATH": str(project)}
