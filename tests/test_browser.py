@@ -42,7 +42,7 @@ from mgsite import blocks as mdblocks
 from mgsite import font as math_font  # where the build writes the font
 from playwright.sync_api import Page, expect
 from sitecheck import ROOT
-from test_browser_widgets import widget_checks, widget_pages
+from widget_views import widget_checks, widget_pages
 
 pytestmark = pytest.mark.browser
 
@@ -391,7 +391,7 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
     right (on a phone: punctuation stays with its formula); axe finds nothing (in dark, by the rules
     that depend on colour);
     at both widths in light nothing is clipped and every scroll region is reachable; its graphs and
-    self-checks pass tests/test_browser_widgets.py's widget_checks in every state. Every failing check is
+    self-checks pass tests/widget_views.py's widget_checks in every state. Every failing check is
     reported, not only the first."""
     view = (scheme, width)
     w = Watched(browser, base_url, scheme, width, clipboard=view == LIGHT_DESKTOP)
