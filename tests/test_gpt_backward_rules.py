@@ -7,31 +7,23 @@ import subprocess
 import sys
 
 import pytest
+from backward_rules import shown_rules, vector
 from gradcheck import central_difference
 
 from microgpt import GPTConfig, Model, Value, gpt
-from microgpt.course import pieces
-from microgpt.course.capstone import NAMES
 from microgpt.course.exercises import data, record
 from microgpt.model import attention, rmsnorm, softmax
-
-RULES = NAMES  # every piece of the capstone, written once in microgpt/course/capstone.py
 
 
 @pytest.fixture(scope="module")
 def rules():
-    """Each rule as the chapter's pages show it: they embed these functions as the exercises' solutions."""
-    return {name: getattr(pieces, name) for name in RULES}
+    return shown_rules()
 
 
 def rmsnorm_grad_by_engine(x, g):
     xs = [Value(v) for v in x]
     sum(gi * yi for gi, yi in zip(g, rmsnorm(xs))).backward()
     return [v.grad for v in xs]
-
-
-def vector(rng, n, std=1.0):
-    return [rng.gauss(0, std) for _ in range(n)]
 
 
 def vjp_by_central_differences(f, x, g):

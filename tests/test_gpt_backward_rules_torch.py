@@ -3,13 +3,18 @@
 import random
 
 import pytest
-from test_gpt_backward_rules import rules, vector  # noqa: F401 (rules is a fixture)
+from backward_rules import shown_rules, vector
 from torch_or_skip import require_torch
 
 torch = require_torch()
 torch.set_default_dtype(torch.float64)
 
 SEEDS = range(5)
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return shown_rules()
 
 
 def vjp(f, g, *inputs):
@@ -24,7 +29,7 @@ def assert_close(mine, theirs):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_cross_entropy_rule_matches_pytorch(rules, seed):  # noqa: F811
+def test_cross_entropy_rule_matches_pytorch(rules, seed):
     rng = random.Random(seed)
     z, target, n = vector(rng, 6), rng.randrange(6), 4
     p = torch.softmax(torch.tensor(z), 0).tolist()
@@ -33,7 +38,7 @@ def test_cross_entropy_rule_matches_pytorch(rules, seed):  # noqa: F811
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_linear_rule_matches_pytorch(rules, seed):  # noqa: F811
+def test_linear_rule_matches_pytorch(rules, seed):
     rng = random.Random(seed)
     w, x, g = [vector(rng, 5) for _ in range(3)], vector(rng, 5), vector(rng, 3)
     dw_torch, dx_torch = vjp(lambda w_, x_: w_ @ x_, g, w, x)
@@ -43,7 +48,7 @@ def test_linear_rule_matches_pytorch(rules, seed):  # noqa: F811
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_relu_rule_matches_pytorch(rules, seed):  # noqa: F811
+def test_relu_rule_matches_pytorch(rules, seed):
     rng = random.Random(seed)
     h, g = vector(rng, 8), vector(rng, 8)
     (dh,) = vjp(torch.relu, g, h)
@@ -51,7 +56,7 @@ def test_relu_rule_matches_pytorch(rules, seed):  # noqa: F811
 
 
 @pytest.mark.parametrize(("seed", "std"), [(s, std) for s in SEEDS for std in (0.01, 1.0)])
-def test_rmsnorm_rule_matches_pytorch(rules, seed, std):  # noqa: F811
+def test_rmsnorm_rule_matches_pytorch(rules, seed, std):
     rng = random.Random(seed)
     x, g = vector(rng, 16, std), vector(rng, 16)
     (dx,) = vjp(lambda t: t * ((t * t).mean() + 1e-5) ** -0.5, g, x)
@@ -59,7 +64,7 @@ def test_rmsnorm_rule_matches_pytorch(rules, seed, std):  # noqa: F811
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_softmax_rule_matches_pytorch(rules, seed):  # noqa: F811
+def test_softmax_rule_matches_pytorch(rules, seed):
     rng = random.Random(seed)
     s, gamma = vector(rng, 5, 2.0), vector(rng, 5)
     w = torch.softmax(torch.tensor(s), 0).tolist()
@@ -68,7 +73,7 @@ def test_softmax_rule_matches_pytorch(rules, seed):  # noqa: F811
 
 
 @pytest.mark.parametrize(("seed", "n_head"), [(s, h) for s in SEEDS for h in (1, 2)])
-def test_attention_rule_over_a_document_matches_pytorch(rules, seed, n_head):  # noqa: F811
+def test_attention_rule_over_a_document_matches_pytorch(rules, seed, n_head):
     # causal attention over T positions: every x through the q, k and v paths, and the keys and values
     # of earlier positions through every later query (the KV cache), against PyTorch's autograd
     rng = random.Random(seed)
@@ -94,7 +99,7 @@ def test_attention_rule_over_a_document_matches_pytorch(rules, seed, n_head):  #
 
 
 @pytest.mark.parametrize(("seed", "T", "d_h"), [(0, 1, 2), (1, 4, 3), (2, 5, 4)])
-def test_one_heads_rule_over_a_document_matches_pytorch(rules, seed, T, d_h):  # noqa: F811
+def test_one_heads_rule_over_a_document_matches_pytorch(rules, seed, T, d_h):
     rng = random.Random(seed)
     qs, ks, vs, gs = ([vector(rng, d_h) for _ in range(T)] for _ in range(4))
 
@@ -107,7 +112,7 @@ def test_one_heads_rule_over_a_document_matches_pytorch(rules, seed, T, d_h):  #
         assert_close(mine, theirs)
 
 
-def test_embedding_rule_matches_pytorch(rules):  # noqa: F811
+def test_embedding_rule_matches_pytorch(rules):
     rng = random.Random(0)
     table, used = [vector(rng, 3) for _ in range(5)], [4, 1, 4, 0]
     grads = [vector(rng, 3) for _ in used]
