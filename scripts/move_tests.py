@@ -258,8 +258,16 @@ def main() -> None:
         moves[f"tests/{test.name}"] = f"tests/{folder}/{test.name}"
         print(f"{folder:8} {test.name}")
 
+    # helpers only the browser tests use (they import tests/browser.py) go with them
+    for module in sorted(TESTS.glob("*.py")):
+        if module.name != "browser.py" and not module.name.startswith("test_") and layer(module) == "browser":
+            new = TESTS / "browser" / module.name
+            git("mv", str(module.relative_to(ROOT)), str(new.relative_to(ROOT)))
+            new.write_text(without_fixture_imports(new.read_text(encoding="utf-8"), new.name), encoding="utf-8")
+            moves[f"tests/{module.name}"] = f"tests/browser/{module.name}"
+            print(f"browser  {module.name} (helper)")
+
     # tests/browser.py: helpers -> tests/browser/browsing.py, fixtures -> tests/browser/conftest.py
-    old = TESTS / "browser.py"
     helper = TESTS / "browser" / "browsing.py"
     git("mv", "tests/browser.py", str(helper.relative_to(ROOT)))
     text = helper.read_text(encoding="utf-8")
