@@ -362,9 +362,11 @@ def main() -> None:
 
     git("add", "-A", "tests", "Makefile", "conftest.py")
     git("add", "-u")
-    subprocess.run([str(ROOT / ".venv" / "bin" / "ruff"), "check", "--fix", "--quiet", "tests"], cwd=ROOT, check=False)
     subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "ruff"), "format", "--quiet", "tests", "scripts"], cwd=ROOT, check=False
+        [str(Path(sys.executable).with_name("ruff")), "check", "--fix", "--quiet", "tests"], cwd=ROOT, check=False
+    )
+    subprocess.run(
+        [str(Path(sys.executable).with_name("ruff")), "format", "--quiet", "tests", "scripts"], cwd=ROOT, check=False
     )
     git("add", "-u")
     print("staged; check with: git diff --cached -M --stat && make lint && pytest tests --collect-only -q")
