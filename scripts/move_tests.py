@@ -75,6 +75,12 @@ def without_fixture_imports(text: str, name: str) -> str:
     return text
 
 
+def replace_or_warn(text: str, old: str, new: str) -> str:
+    if old not in text:
+        print(f"move_tests: not found, edit by hand: {old!r}")
+    return text.replace(old, new)
+
+
 def fixture_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     def is_fixture(d: ast.expr) -> bool:
         d = d.func if isinstance(d, ast.Call) else d
@@ -210,12 +216,13 @@ def reader_python(built_site: Path) -> Path:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A site test that asks for a browser is in the wrong folder: it would run where Chromium is not required."""
-    wrong = [i.nodeid for i in items if i.path.is_relative_to(HERE) and {"browser", "page"} & set(getattr(i, "fixturenames", ()))]
+    here = [i for i in items if i.path.is_relative_to(HERE)]
+    wrong = [i.nodeid for i in here if {"browser", "page"} & set(getattr(i, "fixturenames", ()))]
     if wrong:
         raise pytest.UsageError(f"tests/site/ is the site without a browser; move these to tests/browser/: {wrong}")
 '''
 
-PACKAGE_CONFTEST = '''"""The package's tests: the standard library, the test extra and torch where installed; no site, no browser.
+PACKAGE_CONFTEST = '''"""The package's tests: the standard library, the test extra, torch if installed; no site, no browser.
 
 They run on every Python of CI's matrix (`make test-package`: this folder, every page's blocks and
 README.md's), where neither the built site nor Chromium is.
@@ -235,7 +242,8 @@ ELSEWHERE = {"built_site", "site_dir", "base_url", "reader_python", "browser", "
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A package test that asks for the built site or a browser is in the wrong folder: CI's Python matrix
     would skip or fail it for want of what only the site job has."""
-    wrong = [i.nodeid for i in items if i.path.is_relative_to(HERE) and ELSEWHERE & set(getattr(i, "fixturenames", ()))]
+    here = [i for i in items if i.path.is_relative_to(HERE)]
+    wrong = [i.nodeid for i in here if ELSEWHERE & set(getattr(i, "fixturenames", ()))]
     if wrong:
         raise pytest.UsageError(f"tests/package/ needs no site and no browser; move these: {wrong}")
 '''
@@ -311,7 +319,26 @@ def main() -> None:
     root_conftest = ROOT / "conftest.py"
     text = root_conftest.read_text(encoding="utf-8")
     text = re.sub(r'\npytest_plugins = \["sitecheck"\]\n', "\n", text)
+    text = replace_or_warn(
+        text,
+        "The docs checks add two plugins:\n"
+        "tests/sitecheck.py (the built_site fixture; standard library and pytest only) always, and\n"
+        "tests/page_blocks.py (runs the Python blocks of Markdown pages) only with --codeblocks.\n",
+        "With --codeblocks,\n"
+        "tests/page_blocks.py runs the Python blocks of Markdown pages. The tests' fixtures are in\n"
+        "tests/conftest.py (the built site) and in the conftest.py of each layer: tests/package/,\n"
+        "tests/site/ and tests/browser/.\n",
+    )
     root_conftest.write_text(text, encoding="utf-8")
+    text = sitecheck.read_text(encoding="utf-8")
+    text = replace_or_warn(
+        text,
+        "the shared strict build (`built_site`) and throwaway copies.\n\n"
+        "Loaded into every pytest run by the root conftest.py,",
+        "building it, serving it, throwaway copies, the reader's install.\n\n"
+        "Imported by the tests and by page_blocks.py,",
+    )
+    sitecheck.write_text(text, encoding="utf-8")
 
     # path references everywhere in the repository follow the files
     pattern = re.compile("|".join(re.escape(k) + r"\b" for k in sorted(moves, key=len, reverse=True)))
@@ -366,9 +393,13 @@ def main() -> None:
         [str(Path(sys.executable).with_name("ruff")), "check", "--fix", "--quiet", "tests"], cwd=ROOT, check=False
     )
     subprocess.run(
-        [str(Path(sys.executable).with_name("ruff")), "format", "--quiet", "tests", "scripts"], cwd=ROOT, check=False
+        [str(Path(sys.executable).with_name("ruff")), "format", "--quiet", "tests", "scripts", "conftest.py"],
+        cwd=ROOT,
+        check=False,
     )
     git("add", "-u")
+    # a path reference that grew may now be too long for its line: those are left to be wrapped by hand
+    subprocess.run([str(Path(sys.executable).with_name("ruff")), "check", "."], cwd=ROOT, check=False)
     print("staged; check with: git diff --cached -M --stat && make lint && pytest tests --collect-only -q")
 
 
