@@ -222,7 +222,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"tests/site/ is the site without a browser; move these to tests/browser/: {wrong}")
 '''
 
-PACKAGE_CONFTEST = '''"""The package's tests: the standard library, the test extra, torch if installed; no site, no browser.
+PACKAGE_CONFTEST = '''"""The package's tests: the standard library, the test extra, torch if there; no site, no browser.
 
 They run on every Python of CI's matrix (`make test-package`: this folder, every page's blocks and
 README.md's), where neither the built site nor Chromium is.
