@@ -206,6 +206,11 @@ from sitecheck import reader
 
 HERE = Path(__file__).parent
 
+def fixtures(item: pytest.Item) -> set[str]:
+    """The fixtures a test asks for, less the arguments it is parametrized with (a `page` of docs/)."""
+    callspec = getattr(item, "callspec", None)
+    return set(getattr(item, "fixturenames", ())) - set(callspec.params if callspec else ())
+
 
 @pytest.fixture(scope="session")
 def reader_python(built_site: Path) -> Path:
@@ -217,7 +222,7 @@ def reader_python(built_site: Path) -> Path:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A site test that asks for a browser is in the wrong folder: it would run where Chromium is not required."""
     here = [i for i in items if i.path.is_relative_to(HERE)]
-    wrong = [i.nodeid for i in here if {"browser", "page"} & set(getattr(i, "fixturenames", ()))]
+    wrong = [i.nodeid for i in here if {"browser", "page"} & fixtures(i)]
     if wrong:
         raise pytest.UsageError(f"tests/site/ is the site without a browser; move these to tests/browser/: {wrong}")
 '''
@@ -239,11 +244,17 @@ HERE = Path(__file__).parent
 ELSEWHERE = {"built_site", "site_dir", "base_url", "reader_python", "browser", "context", "page", "watched"}
 
 
+def fixtures(item: pytest.Item) -> set[str]:
+    """The fixtures a test asks for, less the arguments it is parametrized with (a `page` of docs/)."""
+    callspec = getattr(item, "callspec", None)
+    return set(getattr(item, "fixturenames", ())) - set(callspec.params if callspec else ())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A package test that asks for the built site or a browser is in the wrong folder: CI's Python matrix
     would skip or fail it for want of what only the site job has."""
     here = [i for i in items if i.path.is_relative_to(HERE)]
-    wrong = [i.nodeid for i in here if ELSEWHERE & set(getattr(i, "fixturenames", ()))]
+    wrong = [i.nodeid for i in here if ELSEWHERE & fixtures(i)]
     if wrong:
         raise pytest.UsageError(f"tests/package/ needs no site and no browser; move these: {wrong}")
 '''
