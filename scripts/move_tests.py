@@ -147,7 +147,7 @@ def site_dir(built_site: Path) -> Path:
 @pytest.fixture(scope="session")
 def base_url(site_dir: Path):
     """The built site served on 127.0.0.1 for the session (no trailing slash); pytest-playwright gives
-    it to every context it makes, so `page.goto("/backprop/")` works too."""
+    it to every context it makes, so `page.goto("/accumulation/")` works too."""
     with serving(site_dir) as url:
         yield url
 
@@ -373,6 +373,10 @@ def main() -> None:
             new,
         )
         new = new.replace('(ROOT / "tests").glob("test_*.py")', '(ROOT / "tests").rglob("test_*.py")')
+        new = new.replace(
+            "Fixtures and the Chromium/playwright requirement come from tests/browser/browsing.py (",
+            "Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from\nbrowsing.py (",
+        )
         new = new.replace("tests/test_*.py", "tests/*/test_*.py")
         if new != text:
             path.write_text(new, encoding="utf-8")
