@@ -374,8 +374,10 @@ def main() -> None:
         )
         new = new.replace('(ROOT / "tests").glob("test_*.py")', '(ROOT / "tests").rglob("test_*.py")')
         new = new.replace(
-            "Fixtures and the Chromium/playwright requirement come from tests/browser/browsing.py (",
-            "Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from\nbrowsing.py (",
+            "Fixtures and the Chromium/playwright requirement come from tests/browser/browsing.py (skipped without them,\n"
+            "failing under CI=true).",
+            "Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from\n"
+            "browsing.py (skipped without them, failing under CI=true).",
         )
         new = new.replace("tests/test_*.py", "tests/*/test_*.py")
         if new != text:
