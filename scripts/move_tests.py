@@ -375,7 +375,8 @@ def main() -> None:
         new = new.replace('(ROOT / "tests").glob("test_*.py")', '(ROOT / "tests").rglob("test_*.py")')
         new = new.replace(
             "Fixtures and the Chromium/playwright requirement come from tests/browser/browsing.py "
-            "(skipped without them,\nfailing under CI=true). Screenshots of every page go to artifacts/screenshots/ (not committed).",
+            "(skipped without them,\nfailing under CI=true). "
+            "Screenshots of every page go to artifacts/screenshots/ (not committed).",
             "Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from\n"
             "browsing.py (skipped without them, failing under CI=true). Screenshots of every page go to\n"
             "artifacts/screenshots/ (not committed).",
