@@ -393,6 +393,7 @@ def main() -> None:
         '$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))',
         "$(BIN)/pytest tests/package docs README.md --codeblocks",
     )
+    text = text.replace("(tests/sitecheck.py's built_site fixture)", "(the built_site fixture, tests/conftest.py)")
     if "SITE_TESTS" in text:
         fail("the Makefile still names SITE_TESTS: its test-package line changed; edit it by hand")
     makefile.write_text(text, encoding="utf-8")
@@ -406,7 +407,15 @@ def main() -> None:
             fail("pyproject.toml's test extra pins no playwright==...; add pytest-playwright by hand")
         pyproject.write_text(text, encoding="utf-8")
 
-    git("add", "-A", "tests", "Makefile", "conftest.py")
+    # the built site is ignored as site/, which would hide tests/site/ from git: only the root's
+    gitignore = ROOT / ".gitignore"
+    text = gitignore.read_text(encoding="utf-8")
+    if re.search(r"^site/$", text, flags=re.M):
+        gitignore.write_text(re.sub(r"^site/$", "/site/", text, flags=re.M), encoding="utf-8")
+    if subprocess.run(["git", "check-ignore", "-q", "tests/site/conftest.py"], cwd=ROOT).returncode == 0:
+        fail(".gitignore ignores tests/site/: anchor the pattern that matches it (git check-ignore -v)")
+
+    git("add", "-A", "tests", "Makefile", "conftest.py", ".gitignore")
     git("add", "-u")
     subprocess.run(
         [str(Path(sys.executable).with_name("ruff")), "check", "--fix", "--quiet", "tests"], cwd=ROOT, check=False
