@@ -41,8 +41,6 @@ NPM_RUNTIME := node_modules/.stamp-runtime
 NPM_ALL     := node_modules/.stamp-all
 # Lighthouse and the stock build's KaTeX, which only bench-site uses, have a package.json of their own: the tests never fetch them.
 NPM_BENCH   := benchmarks/node_modules/.stamp
-# Tests of the site rather than of the package: they need the built site, node_modules or a browser.
-SITE_TESTS = $(wildcard tests/test_site_*.py tests/test_browser*.py tests/test_a11y.py tests/test_install.py)
 
 .PHONY: serve build build-zensical lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
 
@@ -63,7 +61,7 @@ build: $(SITE_STAMP) $(NPM_RUNTIME)  ## build the site into site/
 	$(FINISH) $(SITE)
 
 # Zensical (Material's successor) reads mkdocs.yml and runs the same extension; it has no --site-dir,
-# so it reads a copy of mkdocs.yml (gitignored) that names site-zensical/. tests/test_site_zensical.py
+# so it reads a copy of mkdocs.yml (gitignored) that names site-zensical/. tests/site/test_site_zensical.py
 # compares its pages with the MkDocs build's.
 ZENSICAL_VENV := .venv-zensical
 ZENSICAL_REQUIREMENT := zensical==0.0.73
@@ -87,7 +85,7 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the brow
 	node_modules/.bin/biome lint --error-on-warnings
 
 # The site is built once, strictly and with its warnings shown, while lint runs beside it; every test
-# that needs it reads it from MICROGPT_BUILT_SITE (tests/sitecheck.py's built_site fixture), and every
+# that needs it reads it from MICROGPT_BUILT_SITE (the built_site fixture, tests/conftest.py), and every
 # page's blocks run against the wheel it serves (tests/page_blocks.py). Tests run in parallel, one
 # worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); tests whose
 # module-wide fixtures are costly (builds, the notebook's run, the browser's one Python) are kept on one
@@ -99,10 +97,10 @@ test: $(TEST_STAMP) $(SITE_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the s
 	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(CURDIR)/$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
-	$(BIN)/pytest tests docs README.md --codeblocks -m "not browser" $(addprefix --ignore=,$(SITE_TESTS))
+	$(BIN)/pytest tests/package docs README.md --codeblocks
 
 screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 390 and 1280 px, full length, into artifacts/screenshots/
-	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_SCREENSHOTS=1 $(BIN)/pytest tests/test_browser.py -k every_page_in_every_view -n auto --maxprocesses=4
+	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_SCREENSHOTS=1 $(BIN)/pytest tests/browser/test_browser.py -k every_page_in_every_view -n auto --maxprocesses=4
 
 bench: $(BASE_STAMP)  ## print the performance figures: ms per step, backward nodes/s, deepest chain, peak memory
 	$(BIN)/python benchmarks/bench.py

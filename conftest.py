@@ -1,8 +1,9 @@
 """pytest setup for the whole repository.
 
-The package's tests need only the `test` extra. The docs checks add two plugins:
-tests/sitecheck.py (the built_site fixture; standard library and pytest only) always, and
-tests/page_blocks.py (runs the Python blocks of Markdown pages) only with --codeblocks.
+The package's tests need only the `test` extra. With --codeblocks,
+tests/page_blocks.py runs the Python blocks of Markdown pages. The tests' fixtures are in
+tests/conftest.py (the built site) and in the conftest.py of each layer: tests/package/,
+tests/site/ and tests/browser/.
 """
 
 import os
@@ -18,8 +19,6 @@ ROOT = Path(__file__).resolve().parent
 if "MICROGPT_TESTS_CACHE" not in os.environ:
     os.environ["MICROGPT_TESTS_CACHE"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="microgpt-tests-cache-")
 sys.path.insert(0, str(ROOT / "tests"))
-
-pytest_plugins = ["sitecheck"]
 
 
 def pytest_configure(config):

@@ -15,7 +15,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-UNIT_TESTS = ["tests/test_engine.py", "tests/test_model.py", "tests/test_golden.py", "tests/test_train.py"]
+UNIT_TESTS = [
+    "tests/package/test_engine.py",
+    "tests/package/test_model.py",
+    "tests/package/test_golden.py",
+    "tests/package/test_train.py",
+]
 
 # name: (file, original text, mutated text)
 MUTANTS = {

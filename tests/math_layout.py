@@ -1,5 +1,5 @@
 """Where each token of a formula is drawn, in em from the formula's top left corner, and how two such
-layouts compare: tests/test_math_layout.py holds the site's formulas to a stored reference with it.
+layouts compare: tests/browser/test_math_layout.py holds the site's formulas to a stored reference with it.
 
 `measure` lays out many formulas in one page of the built site (its own stylesheets and math font)
 and reads the box of every token (<mi>, <mn>, <mo>, <mtext>, <ms>) from the formula's content box;

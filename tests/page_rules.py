@@ -3,7 +3,7 @@
 Each rule keeps a block from being shown and not run, run and not shown, or run differently in the
 tests, on the site and in the reader's browser. `check()` gives every problem of a page as
 "page:line: message": what mdblocks.parse() could not read, then what breaks a rule here. The tests
-hold every page and README.md to them (tests/test_site_pages.py), and `pytest --codeblocks` refuses
+hold every page and README.md to them (tests/site/test_site_pages.py), and `pytest --codeblocks` refuses
 to run a page that breaks one (tests/page_blocks.py).
 """
 
@@ -18,7 +18,7 @@ from mgsite import blocks as mdblocks
 LANGUAGES = {"python", "text", "console", "json", "yaml", "toml", "html", "css", "javascript", "latex", "diff"}
 ALLOWED_MARKERS = {"python": {"cont", "needs"}, "text": {"expected-output"}}
 
-# pymdownx.snippets 10.x/13.x, verbatim (tests/test_site_pages.py checks they still equal its own):
+# pymdownx.snippets 10.x/13.x, verbatim (tests/site/test_site_pages.py checks they still equal its own):
 # any line matching either is taken by snippets, whether it is prose, code or a comment.
 SNIPPET_LINE = re.compile(
     r"""(?x)

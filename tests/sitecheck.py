@@ -1,6 +1,6 @@
-"""Building the site for the site tests: the shared strict build (`built_site`) and throwaway copies.
+"""Building the site for the site tests: building it, serving it, throwaway copies, the reader's install.
 
-Loaded into every pytest run by the root conftest.py, so it imports only the standard library and
+Imported by the tests and by page_blocks.py, so it imports only the standard library and
 pytest; mkdocs runs in a subprocess. Without the docs toolchain the site tests skip (CI=true: fail).
 """
 
@@ -104,22 +104,6 @@ def build(project: Path, site: Path) -> subprocess.CompletedProcess:
         if done.returncode != 0:
             break
     return done
-
-
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The real site, built once with `mkdocs build --strict` (notebook executed).
-
-    `make test` may build it into site/ before pytest and pass that directory in MICROGPT_BUILT_SITE.
-    """
-    if os.environ.get("MICROGPT_BUILT_SITE"):
-        site = Path(os.environ["MICROGPT_BUILT_SITE"]).resolve()
-        assert (site / "index.html").is_file(), f"MICROGPT_BUILT_SITE={site} holds no built site"
-        return site
-    site = tmp_path_factory.mktemp("site")
-    result = build(ROOT, site)
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
-    return site
 
 
 def markdown_pages(root: Path = ROOT) -> list[Path]:

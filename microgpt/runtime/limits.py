@@ -2,7 +2,7 @@
 
 The command line, the checkpoint reader and the site's Train widget check every setting, file and
 shape against these bounds, and a refusal says what the request would have needed and how far each
-setting can go with the others as they are. Counts of Values are exact (tests/test_limits.py counts
+setting can go with the others as they are. Counts of Values are exact (tests/package/test_limits.py counts
 them); times are those counts at this machine's speed (speed.py); the memory and disk a run may take
 are the machine's own (machine.py). The modules the site teaches (model, data, train) carry none of
 this: they trust their input, as the reference does.
@@ -36,7 +36,7 @@ MAX_PARAMETERS = 1_000_000
 MAX_VALUES_PER_PASS = 8_000_000
 # What a training step takes in memory, measured at the bound (benchmarks/bench_estimates.py prints estimate
 # beside measurement): it keeps every Value it builds until its backward pass is done. With tracemalloc
-# (tests/test_limits.py checks it): 218 to 251 bytes a Value at its peak, backward pass included.
+# (tests/package/test_limits.py checks it): 218 to 251 bytes a Value at its peak, backward pass included.
 BYTES_PER_VALUE = 256
 # A sample has no backward pass, and only part of its graph stays alive (see values_alive_in_sample):
 # bytes per Value alive at the peak (tracemalloc: 155 to 171).
@@ -81,7 +81,7 @@ def parameter_count(config: GPTConfig) -> int:
 def values_per_step(config: GPTConfig, positions: int, sampling: bool = False) -> int:
     """How many Values a training step over `positions` tokens builds, or a sample of that many tokens.
 
-    Counted from the code, op by op (tests/test_limits.py checks it exactly): a dot product of
+    Counted from the code, op by op (tests/package/test_limits.py checks it exactly): a dot product of
     length k is k products and k + 1 sums, so a matrix of r rows and c columns costs r(2c + 1);
     attention at position t does work in proportion to t, so a pass grows with the square of its
     length.
@@ -100,7 +100,7 @@ def attention_values(config: GPTConfig, positions: int) -> int:
 
 
 def values_alive_in_sample(config: GPTConfig, positions: int) -> int:
-    """The most Values a sample of `positions` tokens holds at once (tests/test_limits.py checks the memory).
+    """The most Values a sample of `positions` tokens holds at once (tests/package/test_limits.py checks the memory).
 
     A sample keeps every layer's keys and values, and with them the graph they were computed from:
     all of every block but the last, and the last one's input up to its keys and values. The rest

@@ -1,6 +1,6 @@
 // The Copy button of a block that continues others: it copies the whole chain, the blocks it continues
 // first, with a comment line where each of them ends, so that what a reader pastes runs on its own
-// (tests/test_browser.py pastes every copy button's text into a fresh Python and runs it).
+// (tests/browser/test_browser.py pastes every copy button's text into a fresh Python and runs it).
 //
 // Why a button of our own: Material's copy button copies its own block's text, and the documented
 // ways to change that are none (its `data-copy` attribute was taken out of its documentation as too

@@ -24,7 +24,7 @@ from microgpt.course import trace as T
 from microgpt.course.diagrams import DIAGRAMS, layout
 
 # A number as a reader or an author writes it: digits, an optional point, an optional - or − sign.
-# docs/javascripts/widgets/format.js parses with the same pattern (tests/test_browser_widgets.py).
+# docs/javascripts/widgets/format.js parses with the same pattern (tests/browser/test_browser_widgets.py).
 PLAIN_DECIMAL = re.compile(r"[-−]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")  # [0-9]: in Python \d is any Unicode digit
 
 

@@ -1,7 +1,7 @@
 """axe-core finds no accessibility violation in the search dialog, open with results, in either scheme;
 and every formula reaches a screen reader as math. (axe on every page, with its default rules and
 target-size in the light scheme at 1280 px and on a 390 px phone and with the rules that depend on
-colour in the dark scheme at 1280 px, runs on that page's one load in each view: tests/test_browser.py's
+colour in the dark scheme at 1280 px, runs on that page's one load in each view: tests/browser/test_browser.py's
 test_every_page_in_every_view.)
 
 axe-core comes from npm (`npm ci`; the version package.json pins) and is injected into each page
@@ -9,26 +9,19 @@ from node_modules, so the test runs offline. Without axe-core, Chromium or playw
 except with CI=true, where it fails.
 """
 
-# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
 import pytest
-from browser import (  # noqa: F401  (base_url, browser and site_dir are fixtures)
+from browsing import (
     AXE,
     COLOUR_RULES,
     DESKTOP,
-    PAGES,
     PHONE,
     ROOT,
     Watched,
     axe_violations,
-    base_url,
-    browser,
     open_page,
-    show_every_code_block,
-    site_dir,
     unavailable,
-    wait_until_scroll_regions_are_marked,
 )
 from playwright.sync_api import expect
 
@@ -98,7 +91,7 @@ def test_axe_finds_no_violation_in_an_open_editor_on_a_phone_in_light_and_dark(b
     # The editor of an exercise (CodeMirror, fetched on Edit) in the page's colours, with its line numbers,
     # highlighting and the description of its keys; then the reader switches to dark (the header's toggle), and
     # the rules that depend on colour run again. The verdicts and error marks a run adds are checked by
-    # tests/test_browser_run.py in both schemes.
+    # tests/browser/test_browser_run.py in both schemes.
     w = Watched(browser, base_url, "light", PHONE)
     try:
         open_page(w.page, base_url + "/gpt-block/")

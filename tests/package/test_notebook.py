@@ -15,7 +15,7 @@ from nbclient.exceptions import CellExecutionError
 # notebook's run; the reader's virtualenv) are made once, on one worker
 pytestmark = pytest.mark.xdist_group("test_notebook")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
 # ids of the solution cells
 EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix", "rmsnorm-fix")
@@ -135,7 +135,7 @@ def test_torch_check_ran_when_required(executed):
             assert MATCHED in out, f"{cell_id} did not report a match: {out!r}"
 
 
-# Without torch the notebook runs too, and says its PyTorch checks skipped: tests/test_install.py runs its
+# Without torch the notebook runs too, and says its PyTorch checks skipped: tests/site/test_install.py runs its
 # code against the installed wheel, where torch is not installed.
 
 

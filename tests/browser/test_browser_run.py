@@ -6,7 +6,7 @@ reloads; Stop starts a fresh Python at once, and a run left behind on another pa
 Stop; the "needs" notes and the editable-leaves handler work. The site is served under a URL path
 (/backprop/), as on a real host.
 
-Needs Chromium and playwright (as tests/test_browser.py) and the site built with `npm ci` done (the
+Needs Chromium and playwright (as tests/browser/test_browser.py) and the site built with `npm ci` done (the
 build copies Pyodide from node_modules/). Without them these tests skip, except with CI=true.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browser import COLOUR_RULES, Watched, axe_violations, browser, open_page, site_dir  # noqa: F401  (fixtures: the shared browser, the built site)
+from browsing import COLOUR_RULES, Watched, axe_violations, open_page
 from mgsite import blocks as mdblocks
 from sitecheck import QuietHandler, serving, site_url
 
@@ -32,7 +32,7 @@ from microgpt.course.checkers import check_relu_backward
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 SITE_URL = site_url()
 PREFIX = urlparse(SITE_URL).path  # the site is served under its real path, as on its host, not at /
@@ -81,7 +81,7 @@ PAGES = {
 
 # ---------------------------------------------------------------------------- serving and watching
 @pytest.fixture(scope="session")
-def run_url(site_dir):  # noqa: F811
+def run_url(site_dir):
     """The built site served under PREFIX; anything else is a 404."""
 
     class Handler(QuietHandler):
@@ -95,7 +95,7 @@ def run_url(site_dir):  # noqa: F811
 
 
 @pytest.fixture
-def watched(browser, run_url):  # noqa: F811
+def watched(browser, run_url):
     """A page failing the test on console errors, requests outside the site, and failed requests."""
     w = Watched(browser, run_url)
     w.page.set_default_timeout(RUN_TIMEOUT_MS)  # starting Python holds the page's main thread for seconds
@@ -175,7 +175,7 @@ FOLLOW_LINK = """([url, left]) => {
 
 
 @pytest.fixture(scope="module")
-def one_python(browser, run_url, site_dir):  # noqa: F811
+def one_python(browser, run_url, site_dir):
     """One page, kept from page to page by instant navigation, with the checks of `watched`."""
     w = Watched(browser, run_url)
     # instant navigation takes over only the links the sitemap lists, which names the pages at site_url:

@@ -4,7 +4,7 @@
 each written as the learner's whole function (tests/reviewed_slips_2.py) and run as its page's block runs it:
 the page's imports, the function, the checker. Each must be refused, and told before any pair of numbers in the
 words below; the right answers written another way must be accepted. The first kept set is
-tests/test_gpt_exercises_reviewed_slips.py.
+tests/package/test_gpt_exercises_reviewed_slips.py.
 """
 
 import pytest

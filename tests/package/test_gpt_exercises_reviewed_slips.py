@@ -2,8 +2,8 @@
 with the diagnosis each must now get (the reviewer's report: notes/reviews/slips-review-1.md).
 
 Each is a function a learner might write, some with a guard that keeps it running where the learner's would raise
-(marked in its description). The kept set is tests/test_gpt_exercises_slips.py; slips written as one-line changes
-of a learner's whole function are tests/test_gpt_exercises_one_line_slips.py.
+(marked in its description). The kept set is tests/package/test_gpt_exercises_slips.py; slips written as one-line
+changes of a learner's whole function are tests/package/test_gpt_exercises_one_line_slips.py.
 """
 
 import math

@@ -2,7 +2,7 @@
 who ran a block on one page and follows a link gets the next page without a reload, its Run buttons
 mounted again, and a Run there starts from the Python already running (Pyodide is fetched once).
 
-Needs Chromium and playwright (as tests/test_browser.py) and the site built with `npm ci` done.
+Needs Chromium and playwright (as tests/browser/test_browser.py) and the site built with `npm ci` done.
 
 Material's instant navigation takes over only the links its sitemap.xml lists, matching them by
 path and port: the sitemap names the pages at site_url, so the test serves it as the real host
@@ -15,12 +15,12 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import Watched, base_url, browser, open_page, site_dir  # noqa: F401  (fixtures)
+from browsing import Watched, open_page
 from sitecheck import site_url
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SITE_URL = site_url()
 RUN_TIMEOUT_MS = 180_000  # the first run starts Python on a busy machine
 MOUNTED = """() => { const els = [...document.querySelectorAll('[data-mg-run]')];
@@ -45,7 +45,7 @@ def _run_first_block(page) -> None:
     assert block.get_attribute("data-mg-state") == "done", block.locator(".mg-run__stderr").text_content()
 
 
-def test_a_run_on_the_next_page_starts_from_the_python_already_running(browser, base_url, site_dir):  # noqa: F811
+def test_a_run_on_the_next_page_starts_from_the_python_already_running(browser, base_url, site_dir):
     w = Watched(browser, base_url)
     sitemap = (Path(site_dir) / "sitemap.xml").read_text(encoding="utf-8").replace(SITE_URL, base_url + "/")
     w.context.route("**/sitemap.xml", lambda route: route.fulfill(body=sitemap, content_type="application/xml"))

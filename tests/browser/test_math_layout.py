@@ -7,11 +7,10 @@ em from the formula's top left corner. Each formula is typeset now, laid out in 
 site with its stylesheets and math font, measured the same way and compared token by token.
 """
 
-# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 import json
 
 import math_layout
-from browser import ROOT, base_url, browser, site_dir  # noqa: F401  (fixtures)
+from browsing import ROOT
 from sitecheck import require_docs_toolchain
 
 require_docs_toolchain()
@@ -30,7 +29,7 @@ DIFFERENT = {
 }
 
 
-def test_every_hard_formula_is_drawn_where_it_was(browser, base_url, site_dir):  # noqa: F811
+def test_every_hard_formula_is_drawn_where_it_was(browser, base_url, site_dir):
     items = {key: (key.strip("$"), key.startswith("$$")) for key in REFERENCE}
     mathml = typeset_math.typeset(list(items.values()), ROOT, lambda tex: "tests/golden/math_layout.json")
     page = browser.new_page(viewport={"width": 1280, "height": 900})

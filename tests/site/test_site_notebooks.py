@@ -1,6 +1,6 @@
 """Every cell of the site's notebooks runs, and may not raise: nothing in a notebook switches that off.
 
-nbclient (which mkdocs-jupyter and tests/test_notebook.py execute with) skips a cell tagged
+nbclient (which mkdocs-jupyter and tests/package/test_notebook.py execute with) skips a cell tagged
 skip-execution and lets one tagged raises-exception fail; nbval has its own nbval-* tags; a cell
 magic such as %%script false never runs the code below it; a ```python fence in a Markdown cell
 is shown as code but never run. Only display tags (SAFE_TAGS) are allowed.

@@ -1,20 +1,5 @@
-"""Shared set-up for the browser tests: the built site served on 127.0.0.1 and opened in Chromium.
-
-A browser test file imports what it uses, fixtures included (pytest finds fixtures by name in
-the test module):
-
-    # ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
-    from browser import base_url, browser, site_dir, watched  # noqa: F401  (fixtures)
-    from browser import PAGES, Watched, open_page, page_with
-
-* `site_dir`: the site built once with --strict (`built_site`, tests/sitecheck.py);
-* `base_url`: that site served on 127.0.0.1 (no trailing slash);
-* `browser`: one headless Chromium for the session (/usr/bin/chromium, or MICROGPT_CHROMIUM);
-* `watched`: a `Watched` page at 1280 px in the light scheme that fails the test, when it
-  ends, on any console error, uncaught exception or request leaving the site (such requests
-  are blocked, so a test never waits on the network);
-* `Watched(browser, scheme=..., width=...)` for other views; `PAGES` lists every page's path;
-* `open_page(page, url)`: the page loaded and ready, as its own scripts say (a test opens every page so).
+"""What the browser tests share that is not a fixture: the pages, a watched page, waiting for a page
+to be ready, axe-core, the colour arithmetic. The fixtures are in tests/browser/conftest.py.
 
 Needs Debian's Chromium (`apt-get install chromium`) and the Python package playwright
 (`pip install -e '.[test]'`; never `playwright install`). Without them the importing test file
@@ -29,9 +14,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from sitecheck import serving
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 # `make screenshots` sets MICROGPT_SCREENSHOTS=1: the every-view test then saves a full-page
 # screenshot of each page in each view here, to be looked at (a normal run saves none: 56 full-page
@@ -71,7 +55,7 @@ def _missing() -> str | None:
 if (_why := _missing()) is not None:
     unavailable(_why)
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 
@@ -185,50 +169,6 @@ def wait_until_scroll_regions_are_marked(page: Page, timeout_ms: int = 10_000) -
         pass
 
 
-# ---------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="session")
-def site_dir(request) -> Path:
-    """The site built once with --strict by tests/sitecheck.py's `built_site` (or MICROGPT_BUILT_SITE, built before)."""
-    if prebuilt := os.environ.get("MICROGPT_BUILT_SITE"):
-        return Path(prebuilt)
-    return request.getfixturevalue("built_site")
-
-
-# Test files import these fixtures, so pytest may register them once per file; each session-wide
-# resource is still made once (the first registration makes it and closes it at the end).
-_shared: dict[str, object] = {}
-
-
-@pytest.fixture(scope="session")
-def base_url(site_dir):
-    if "base_url" in _shared:
-        yield _shared["base_url"]
-        return
-
-    with serving(site_dir) as url:
-        _shared["base_url"] = url
-        try:
-            yield url
-        finally:
-            del _shared["base_url"]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """One headless Chromium for the whole session."""
-    if "browser" in _shared:
-        yield _shared["browser"]
-        return
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        _shared["browser"] = b
-        try:
-            yield b
-        finally:
-            del _shared["browser"]
-            b.close()
-
-
 class Watched:
     """A page that records console errors, uncaught exceptions and requests leaving 127.0.0.1 (blocked)."""
 
@@ -258,16 +198,6 @@ class Watched:
 
     def close(self):
         self.context.close()
-
-
-@pytest.fixture
-def watched(browser, base_url):
-    w = Watched(browser, base_url)
-    yield w
-    try:
-        assert w.problems() == []
-    finally:
-        w.close()
 
 
 def page_with(site_dir: Path, marker: str) -> str:
@@ -303,7 +233,7 @@ RUN_AXE = """async (within, only = null) => {
 # (color-contrast-enhanced, AAA's 7:1, is off by default). The other scheme of a page is the same
 # document laid out the same way in other colours, except for which palette toggle the header shows,
 # so these are the only rules it can fail that the first scheme passed; the dark toggle itself gets every
-# rule in tests/test_a11y.py (the page with search open, in dark).
+# rule in tests/browser/test_a11y.py (the page with search open, in dark).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 

@@ -186,7 +186,7 @@ def test_the_package_tests_run_with_only_the_test_extra(project):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "page.md::line 1 PASSED" in result.stdout and "docs toolchain is not installed" in result.stdout
     assert "torch.md::line 2 SKIPPED" in result.stdout
-    result = pytest_in(project, "tests/test_site_build.py", env={**env, "CI": "true"})
+    result = pytest_in(project, "tests/site/test_site_build.py", env={**env, "CI": "true"})
     assert result.returncode != 0 and "CI=true: the docs toolchain is not installed" in result.stdout
     # run in a fresh interpreter (where torch is installed, it passes; where not, it fails): never skipped
     result = pytest_in(project, "--codeblocks", "torch.md", env={**env, "MICROGPT_REQUIRE_TORCH": "1"})

@@ -3,13 +3,13 @@ right at phone and desktop widths and in both colour schemes (light at both widt
 only what it uses, clips nothing, axe-core finds no violation on it, and search finds a page by the forms
 of a word it uses. Each page is loaded once in each view, and every check of that view runs on that load
 (test_every_page_in_every_view).
-The interactive graphs are tested in tests/test_browser_widgets.py, with the same fixtures.
+The interactive graphs are tested in tests/browser/test_browser_widgets.py, with the same fixtures.
 
-Fixtures and the Chromium/playwright requirement come from tests/browser.py (skipped without them,
-failing under CI=true). Screenshots of every page go to artifacts/screenshots/ (not committed).
+Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from
+browsing.py (skipped without them, failing under CI=true). Screenshots of every page go to
+artifacts/screenshots/ (not committed).
 """
 
-# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
 import ast
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 import pytest
-from browser import (  # noqa: F401  (base_url, browser, site_dir and watched are fixtures)
+from browsing import (
     COLOUR_JS,
     COLOUR_RULES,
     DESKTOP,
@@ -29,14 +29,9 @@ from browser import (  # noqa: F401  (base_url, browser, site_dir and watched ar
     SHOTS,
     Watched,
     axe_violations,
-    base_url,
-    browser,
     open_page,
-    page_with,
     show_every_code_block,
-    site_dir,
     wait_until_scroll_regions_are_marked,
-    watched,
 )
 from mgsite import blocks as mdblocks
 from mgsite import font as math_font  # where the build writes the font
@@ -313,7 +308,7 @@ def _every_copy_button_gives_the_program_the_tests_run(page: Page, path: str) ->
 # An inline <svg> in a <figure> (such as the data flow on docs/model.md) stays readable: every label is at
 # least 12 px at both widths and lies inside the picture, has a contrast of at least 4.5:1 against what is
 # drawn behind it in both schemes, and each picture has a name a screen reader announces. The interactive
-# graphs (.autograd-svg) are checked by tests/test_browser_widgets.py, in the states their buttons make.
+# graphs (.autograd-svg) are checked by tests/browser/test_browser_widgets.py, in the states their buttons make.
 FIGURES = "article figure svg:not(.autograd-svg)"
 
 # For each label of each picture: its text, its rendered size in CSS px, its contrast ratio against
@@ -391,7 +386,7 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
     right (on a phone: punctuation stays with its formula); axe finds nothing (in dark, by the rules
     that depend on colour);
     at both widths in light nothing is clipped and every scroll region is reachable; its graphs and
-    self-checks pass tests/widget_views.py's widget_checks in every state. Every failing check is
+    self-checks pass tests/browser/widget_views.py's widget_checks in every state. Every failing check is
     reported, not only the first."""
     view = (scheme, width)
     w = Watched(browser, base_url, scheme, width, clipboard=view == LIGHT_DESKTOP)

@@ -6,11 +6,10 @@ sample` reads, with the command line's weights; leaving the page ends the worker
 idle, running, paused or failed in light, and idle, paused or failed in dark (by the rules that depend
 on colour); every control is reached by the keyboard.
 
-Needs Chromium, playwright and the built site (as tests/test_browser.py); without them it skips,
+Needs Chromium, playwright and the built site (as tests/browser/test_browser.py); without them it skips,
 except with CI=true, where it fails.
 """
 
-# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
 import re
@@ -20,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import COLOUR_RULES, Watched, axe_violations, base_url, browser, open_page, site_dir  # noqa: F401  (fixtures)
+from browsing import COLOUR_RULES, Watched, axe_violations, open_page
 
 import microgpt.course.live as live
 

@@ -233,7 +233,7 @@ def test_the_documents_are_checked_against_block_size_before_the_model_is_built(
 def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
     from microgpt.data import default_data_path, load_docs
 
-    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8").split())
     default_model = GPTConfig(Tokenizer.from_docs(load_docs(default_data_path())).vocab_size)
     n_params = limits.parameter_count(default_model)
     assert f"at most {limits.MAX_PARAMETERS:,} parameters (the default has {n_params:,})" in readme
@@ -255,7 +255,7 @@ def test_readme_states_the_bounds_and_exit_statuses_the_code_has():
 
 
 def test_readme_says_where_the_speed_is_kept(monkeypatch, tmp_path):
-    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8").split())
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert speed.cache_dir() == tmp_path / ".cache" / "microgpt"
@@ -270,15 +270,15 @@ def test_readme_says_where_the_speed_is_kept(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("folder", ["microgpt", "microgpt/runtime", "microgpt/cli", "microgpt/course"])
 def test_readme_layout_lists_every_module_of_each_folder_of_the_package(folder):
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.split("\n") if line.startswith(f"| `{folder}/` |"))
     listed = set(re.findall(r"`(\w+)`", row.split("|")[2]))
-    modules = {p.stem for p in (Path(__file__).parents[1] / folder).glob("*.py") if not p.stem.startswith("_")}
+    modules = {p.stem for p in (Path(__file__).parents[2] / folder).glob("*.py") if not p.stem.startswith("_")}
     assert listed == modules
 
 
 def test_the_package_folder_holds_only_the_taught_modules_and_three_subpackages():
-    package = Path(__file__).parents[1] / "microgpt"
+    package = Path(__file__).parents[2] / "microgpt"
     subpackages = {"runtime", "cli", "course"}
     assert {p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("__")} == subpackages
     for sub in subpackages:
@@ -1100,7 +1100,7 @@ def test_the_script_pip_writes_imports_nothing_more_than_microgpt_main_before_ma
 def test_the_microgpt_command_runs_what_python_m_microgpt_runs():
     import tomllib
 
-    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
     assert pyproject["project"]["scripts"]["microgpt"] == "microgpt.__main__:main"
 
 

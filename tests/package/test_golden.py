@@ -15,7 +15,7 @@ import pytest
 from microgpt.model import GPTConfig, Model, gpt
 from microgpt.train import train_step
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "gpt_step.json").read_text(encoding="utf-8"))
+GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "gpt_step.json").read_text(encoding="utf-8"))
 TOL = {"rel": 1e-9, "abs": 1e-12}
 
 

@@ -35,7 +35,7 @@ ALIASES: dict[str, list[str]] = {
     "Taylor expansion": ["Taylor"],  # "Taylor's theorem"
 }
 
-# Sections of the glossary that are not terms: the notation table (tests/test_notation.py checks it).
+# Sections of the glossary that are not terms: the notation table (tests/package/test_notation.py checks it).
 NOT_TERMS = {"Notation"}
 
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s#]*)(?:#([^)\s]*))?\)")

@@ -72,11 +72,6 @@ def has_module(python: Path, name: str, cwd: Path) -> bool:
     return subprocess.run([str(python), "-c", check], cwd=cwd, check=False).returncode == 0
 
 
-@pytest.fixture(scope="module")
-def reader_python(built_site: Path) -> Path:
-    return reader(built_site)
-
-
 def run(cmd: list[str], cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     """Run outside the checkout, with nothing from the test environment on the path."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
@@ -115,10 +110,10 @@ def test_the_wheel_holds_the_package_source_unchanged(built_site):
 
 
 def test_the_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
-    # setuptools would add tests/test_*.py without their helpers or the site; MANIFEST.in prunes them
+    # setuptools would add tests/*/test_*.py without their helpers or the site; MANIFEST.in prunes them
     script = "import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])"
     tree = tmp_path / "tree"
-    for file in wheel.wheel_inputs(ROOT) + [ROOT / "MANIFEST.in", *sorted((ROOT / "tests").glob("test_*.py"))]:
+    for file in wheel.wheel_inputs(ROOT) + [ROOT / "MANIFEST.in", *sorted((ROOT / "tests").rglob("test_*.py"))]:
         (tree / file.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
         (tree / file.relative_to(ROOT)).write_bytes(file.read_bytes())
     run([sys.executable, "-c", script, str(tmp_path / "out")], cwd=tree)
@@ -148,7 +143,7 @@ def test_readme_gives_the_install_command_of_the_hosted_site(built_site):
     assert re.findall(r"pip install \S+\.whl", readme) == [want], f"README.md should give `{want}`, once"
 
 
-# tests/test_site_build.py: a changed copy's build turns the placeholder into the install command
+# tests/site/test_site_build.py: a changed copy's build turns the placeholder into the install command
 
 
 def test_a_page_with_the_install_command_and_no_site_url_fails_and_says_why(tmp_path):
@@ -195,7 +190,7 @@ def test_notebook_code_runs_against_the_installed_wheel_without_torch(notebook, 
     assert not has_module(reader_python, "torch", tmp_path)
     out = run([str(reader_python), "-"], cwd=tmp_path, stdin=notebook_program(notebook)).stdout
     cells = dict(part.split("\n", 1) for part in out.split(CELL)[1:])
-    if notebook.name == "backprop-by-hand.ipynb":  # tests/test_notebook.py: the same checks, with torch
+    if notebook.name == "backprop-by-hand.ipynb":  # tests/package/test_notebook.py: the same checks, with torch
         from test_notebook import SKIPPED, TORCH_CELLS
 
         assert [cells[c] for c in TORCH_CELLS] == [SKIPPED + "\n"] * len(TORCH_CELLS)

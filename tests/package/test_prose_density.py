@@ -1,5 +1,5 @@
 """The measure of how dense a page reads (tests/prose_density.py): where a sentence ends, what a word
-is, and which parts of a built page are running text. tests/test_site_density.py holds the pages to it."""
+is, and which parts of a built page are running text. tests/site/test_site_density.py holds the pages to it."""
 
 import pytest
 from prose_density import WORD, density, running_text, sentences, words

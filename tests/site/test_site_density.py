@@ -1,6 +1,6 @@
 """Every page reads in short sentences: at most 20 words a sentence on average, at most one over 40.
 
-The measure (tests/prose_density.py, its own tests in tests/test_prose_density.py) reads the built site:
+The measure (tests/prose_density.py, its own tests in tests/package/test_prose_density.py) reads the built site:
 the running text of each page's article, with code, tables, display math, figures, the unchecked-numbers
 note and the self-checks' answers left out, and an inline code span or formula one word.
 `python -m tests.prose_density site/` prints every page's figures; with a second built site, both side by side.

@@ -1,6 +1,6 @@
 """The widget checks every page with graphs, diagrams or self-checks gets on its one load in each view
-(tests/test_browser.py's test_every_page_in_every_view), and the widgets no page uses yet, which those
-loads and tests/test_browser_widgets.py mount beside a page's own. A helper of the browser tests, not a test.
+(tests/browser/test_browser.py's test_every_page_in_every_view), and the widgets no page uses yet, which those
+loads and tests/browser/test_browser_widgets.py mount beside a page's own. A helper of the browser tests, not a test.
 """
 
 from __future__ import annotations
@@ -10,20 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import markdown
-from browser import (
-    COLOUR_JS,
-    COLOUR_RULES,
-    DESKTOP,
-    PHONE,
-    axe_violations,
-    wait_until_scroll_regions_are_marked,
-)
+from browsing import COLOUR_JS, COLOUR_RULES, DESKTOP, PHONE, axe_violations, wait_until_scroll_regions_are_marked
 from mgsite import graphs
 from mgsite.extension import SiteExtension
 
 from microgpt.course.diagrams import DIAGRAMS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 WIDGETS = ".autograd-widget, .autograd-playground, form.autograd-check, figure.autograd-diagram"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 PACKAGE = ROOT / "microgpt"
 TAUGHT = sorted(p for p in PACKAGE.glob("*.py") if not p.name.startswith("__"))
 

@@ -2,33 +2,22 @@
 records (microgpt.course.trace), judge visit orders as Python does, parse answers strictly,
 stay readable (SVG text, contrast, axe-core) at 390 and 1280 px in both schemes, and keep focus.
 
-Uses the browser fixtures of tests/test_browser.py: skips without Chromium or playwright, except with
+Uses the browser fixtures of tests/browser/test_browser.py: skips without Chromium or playwright, except with
 CI=true, where it fails. Widgets that no page uses yet (the shared playground, authored checks, the
 new diagrams) are rendered by the build hook here and mounted on a built page.
 """
 
-# ruff: noqa: F811  (pytest passes the imported fixtures to the tests by name)
 from __future__ import annotations
 
 import itertools
 import re
 
 import pytest
-from browser import (  # noqa: F401  (fixtures, used by name)
-    COLOUR_JS,
-    COLOUR_RULES,
-    DESKTOP,
-    PHONE,
+from browsing import (
     Watched,
-    axe_violations,
-    base_url,
-    browser,
     open_page,
-    site_dir,
-    wait_until_scroll_regions_are_marked,
-    watched,
 )
-from browser import page_with as _page_with
+from browsing import page_with as _page_with
 from widget_views import HOOK, mount_extra
 
 from microgpt.course import trace as T
@@ -495,7 +484,7 @@ def test_js_number_format_matches_the_hook(read_only):
 
 
 # ---------------------------------------------------------------------------- on each page's one load in each view
-# test_every_page_in_every_view (tests/test_browser.py) loads each page once in each view and runs every
+# test_every_page_in_every_view (tests/browser/test_browser.py) loads each page once in each view and runs every
 # check of that view on that load; on a page with graphs or self-checks it also runs these, last. The
 # widgets no page uses yet are mounted beside the page's own, and every graph is put in the state that
 # shows all its styles (mid-backward, a result, a wrong answer): SVG text is at least 12 px in light at

@@ -1,6 +1,6 @@
 """Slips written as a learner writes the whole function, each with one line changed (marked "the slip"): a group
-apart from the kept set (tests/test_gpt_exercises_slips.py, whose slips are mostly made from the solution's
-answer) and from the fresh reviewer's (tests/test_gpt_exercises_reviewed_slips.py), written after the checkers'
+apart from the kept set (tests/package/test_gpt_exercises_slips.py, whose slips are mostly made from the solution's
+answer) and from the fresh reviewer's (tests/package/test_gpt_exercises_reviewed_slips.py), written after the checkers'
 one-line search (microgpt.course.variants) to try it on code it was not built from: comprehensions, zip and
 enumerate where the rules index, a forward pass recomputed inside the function, helpers of the learner's own.
 """

@@ -19,7 +19,7 @@ from microgpt.course import trace as T
 from microgpt.course.diagrams import fmt, sig3
 from microgpt.engine import Value
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECORDER = Path(T.__file__)
 
 
