@@ -70,11 +70,13 @@ $(ZENSICAL_VENV)/.stamp: pyproject.toml tools/mgsite/pyproject.toml | $(SITE_BIN
 	$(BIN)/uv pip install --quiet --python $(ZENSICAL_VENV)/bin/python '$(ZENSICAL_REQUIREMENT)' -e '.[docs]' -e tools/mgsite
 	@touch $@
 
+ZENSICAL_BUILD = { cat mkdocs.yml; echo "site_dir: site-zensical"; } > .zensical.yml \
+	&& $(ZENSICAL_VENV)/bin/zensical build --clean -f .zensical.yml \
+	&& $(ZENSICAL_VENV)/bin/python -m mgsite.finish site-zensical
+
 build-zensical: $(ZENSICAL_VENV)/.stamp $(NPM_RUNTIME)  ## build the same pages with Zensical into site-zensical/
 	$(PREPARE)
-	{ cat mkdocs.yml; echo "site_dir: site-zensical"; } > .zensical.yml
-	$(ZENSICAL_VENV)/bin/zensical build --clean -f .zensical.yml
-	$(ZENSICAL_VENV)/bin/python -m mgsite.finish site-zensical
+	$(ZENSICAL_BUILD)
 
 lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the browser code's types (tsc) and lint (Biome): nothing is changed, only checked
 	$(BIN)/ruff check .
@@ -90,9 +92,10 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the brow
 # worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); tests whose
 # module-wide fixtures are costly (builds, the notebook's run, the browser's one Python) are kept on one
 # worker (xdist_group), and xdist starts these groups first, the one with most tests first.
-test: $(TEST_STAMP) $(SITE_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build, unit tests, every docs block, site and browser tests
+test: $(TEST_STAMP) $(SITE_STAMP) $(ZENSICAL_VENV)/.stamp $(NPM_ALL)  ## everything CI runs: lint, the strict build (and Zensical's), unit tests, every docs block, site and browser tests
 	$(MAKE) --no-print-directory lint & lint=$$!; \
-	$(PREPARE) && $(SITE_BIN)/mkdocs build --strict --site-dir $(SITE) && $(FINISH) $(SITE); built=$$?; \
+	$(PREPARE) && $(SITE_BIN)/mkdocs build --strict --site-dir $(SITE) && $(FINISH) $(SITE) \
+	  && $(ZENSICAL_BUILD); built=$$?; \
 	wait $$lint && [ $$built -eq 0 ]
 	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(CURDIR)/$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "site-python"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "site-python"
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="a POSIX shell script")
 

@@ -20,7 +20,10 @@ NOTEBOOK_PAGES = {"notebooks/backprop-by-hand/index.html"}
 @pytest.fixture(scope="module")
 def zensical_site() -> Path:
     if not (ZENSICAL_SITE / "index.html").is_file():
-        pytest.skip(f"no Zensical build in {ZENSICAL_SITE}: run `make build-zensical`")
+        why = f"no Zensical build in {ZENSICAL_SITE}: run `make build-zensical` (`make test` builds it)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(why, pytrace=False)  # CI runs `make test`, which builds it: a missing build is a fault
+        pytest.skip(why)
     return ZENSICAL_SITE
 
 
