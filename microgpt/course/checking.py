@@ -827,7 +827,9 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
         with_ = _and(traits).replace(" and ", " or ") if len(traits) > 1 else traits[0]
         if apart:  # a size sets them apart too: both are facts, and neither is guessed as the cause
             said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
-            return f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}, and the only {ones} where {said}."
+            return (
+                f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}, and the only {ones} where {said}."
+            )
         return f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}."
     if steady:  # a size that is the page's wherever the answer is right, and another wherever it is wrong
         said = " and ".join(f"{s} is {values(bad, s)}" for s in steady)

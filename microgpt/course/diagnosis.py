@@ -326,7 +326,9 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], sc
             )
             if same_numbers or other_shapes:
                 what = "the numbers" if same_numbers else "the shape"
-                also = [parts[k] for k in range(len(parts)) if k not in (i, j) and not agrees(mine[k], engine[k], scale[k])]
+                also = [
+                    parts[k] for k in range(len(parts)) if k not in (i, j) and not agrees(mine[k], engine[k], scale[k])
+                ]
                 if also:  # the return order alone does not explain a third wrong result: not said as the slip
                     if not same_numbers:
                         continue
@@ -341,7 +343,6 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], sc
                     f" Return them in this order: {', '.join(parts)}."
                 )
     return None
-
 
 
 def _same_as(j: int, mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> list[int]:
@@ -678,7 +679,11 @@ def nonzero_where_zero(p: Part) -> str | None:
             else:
                 said = f"and wrong at {len(also)} of the {len(others)} {plural(g.name)} where it is not"
         elif rest:
-            said = f"and right at the other {len(rest)} {plural(g.name)}" if len(rest) > 1 else f"and right at the other {g.name}"
+            said = (
+                f"and right at the other {len(rest)} {plural(g.name)}"
+                if len(rest) > 1
+                else f"and right at the other {g.name}"
+            )
         else:
             said = ""
         why = (
@@ -989,7 +994,15 @@ Diagnosis = Callable[[Part], str | None]
 # said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
 CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, rounded, close_not_exact, floor_division)
 CRISP += (whole_numbers, times_an_argument)
-TERMS: tuple[Diagnosis, ...] = (one_term, terms_at_an_end, terms, shifted, reversed_order, plus_an_argument, offset_but_one)
+TERMS: tuple[Diagnosis, ...] = (
+    one_term,
+    terms_at_an_end,
+    terms,
+    shifted,
+    reversed_order,
+    plus_an_argument,
+    offset_but_one,
+)
 TERMS += (mean_subtracted,)
 # where, on the first case missed
 LOCATED: tuple[Diagnosis, ...] = (any_factor, nonzero_where_zero, where_signs, zero_where_nonzero)

@@ -464,8 +464,8 @@ ONE_LINE = [  # (piece, slip, what the verdict must say, how much it says)
     (
         "embedding_backward",
         emb_row_by_token_plus_position,
-        "d(table): wrong at rows 6, 8 and 12 to 14; right at row 26 (read at position 0), and 0 like the engine's at the"
-        " other rows.",
+        "d(table): wrong at rows 6, 8 and 12 to 14; right at row 26 (read at position 0), and 0 like the engine's"
+        " at the other rows.",
         LOCATED,
     ),
     (
