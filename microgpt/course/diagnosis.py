@@ -986,7 +986,8 @@ def where_signs(p: Part) -> str | None:
             there = {index for index, x in entries(value) if test(x)}
             if there and (wrong == there or wrong == there & moving):
                 unit = plural(p.layout.axes[p.name][-1])
-                return f"{p.name}: wrong at exactly the {unit} where {name} {sign}, and right at the others."
+                where = f"{name} {sign}" if wrong == there else f"{name} {sign} and the engine's is not 0"
+                return f"{p.name}: wrong at exactly the {unit} where {where}, and right at the others."
     return None
 
 

@@ -352,7 +352,7 @@ ONE_LINE = [  # (piece, slip, what the verdict must say, how much it says)
     (
         "relu_backward",
         relu_mask_from_relu_of_g,
-        "dh: wrong at exactly the units where g < 0, and right at the others.",
+        "dh: wrong at exactly the units where g < 0 and the engine's is not 0, and right at the others.",
         LOCATED,
     ),
     (
