@@ -992,9 +992,48 @@ def where_signs(p: Part) -> str | None:
 
 
 Diagnosis = Callable[[Part], str | None]
+
+
 # said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
+def _flat(values: list) -> bool:
+    return all(isinstance(v, (int, float)) for v in values)
+
+
+def one_row_everywhere(p: Part) -> str | None:
+    """Every row of yours the same numbers where the engine's rows differ, each the sum of one argument times
+    another (sum(g) times x: a sum taken where each row's own entry belongs)."""
+    rows = p.mine
+    if not (isinstance(rows, list) and len(rows) > 1 and all(isinstance(r, list) and r for r in rows)):
+        return None
+    if any(len(r) != len(rows[0]) for r in rows) or not _numbers(rows):
+        return None
+    if not all(p.close(a, b) for r in rows[1:] for a, b in zip(r, rows[0])):
+        return None
+    if all(p.close(a, b) for r in p.engine[1:] for a, b in zip(r, p.engine[0])):
+        return None  # the engine's rows are one row too: nothing to tell
+    said = f"{p.name}: every row of yours is the same numbers, where the engine's rows differ"
+    for name, value in p.given.items():  # the row as a number times an argument
+        if not (isinstance(value, list) and len(value) == len(rows[0]) and _flat(value)):
+            continue
+        k = max(range(len(value)), key=lambda j: abs(value[j]))
+        if value[k] == 0:
+            continue
+        c = rows[0][k] / value[k]
+        if not all(p.close(a, c * v) for a, v in zip(rows[0], value)):
+            continue
+        for other, u in p.given.items():  # the number as the sum of another argument
+            if other != name and isinstance(u, list) and len(u) == len(rows) and _flat(u):
+                total = math.fsum(u)
+                if abs(c - total) <= 1e-9 * max(abs(c), abs(total)) and total != 0:
+                    return (
+                        f"{said}: each is sum({other}) times {name}.\n Is the whole sum of {other} taken where"
+                        f" the row's own entry of {other} belongs?"
+                    )
+    return None  # the same row, but not told how: said, if at all, by what finds the line
+
+
 CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, rounded, close_not_exact, floor_division)
-CRISP += (whole_numbers, times_an_argument)
+CRISP += (whole_numbers, times_an_argument, one_row_everywhere)
 TERMS: tuple[Diagnosis, ...] = (
     one_term,
     terms_at_an_end,

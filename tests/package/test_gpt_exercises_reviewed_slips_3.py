@@ -50,6 +50,7 @@ SAID = {
         "right at positions 0 to 2, and 0 like the engine's at positions 4 to 6.",
     ),
     "relu_abs_g": ("dh: wrong at exactly the units where g < 0 and the engine's is not 0, and right at the others.",),
+    "lin_dw_sum_g": ("dw: every row of yours is the same numbers", "each is sum(g) times x."),
     # an exact one-line rewrite wins over a guess
     "rms_stale_i": ("x[-1] where x[i] belongs", "the last one, in place of each?"),
     # a run of terms missing at one end, held where the terms kept are 0 (g[0] = 0 on two cases)
