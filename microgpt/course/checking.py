@@ -831,7 +831,8 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
                 f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}, and the only {ones} where {said}."
             )
         return f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}."
-    if steady:  # a size that is the page's wherever the answer is right, and another wherever it is wrong
+    if steady and len(steady) == len(apart):  # a size that is the page's wherever the answer is right, and another
+        # wherever it is wrong (and no other size sets the cases apart: which one is written would be a guess)
         said = " and ".join(f"{s} is {values(bad, s)}" for s in steady)
         if len(steady) == 1:
             asked = f"is {steady[0]} written as a number ({sizes[1][steady[0]]})"
@@ -839,12 +840,24 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
             asked = f"is one of them written as a number ({_and([f'{s} = {sizes[1][s]}' for s in steady])})"
         return f"Right on {right}, wrong on {wrong}, where {said}:\n {asked}, or a value kept from an earlier call?"
     above = [s for s in apart if min(sizes[r.number][s] for r in bad) > max(sizes[r.number][s] for r in good)]
-    if above:  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
+    if (
+        above and len(apart) == 1
+    ):  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
         s = above[0]
         most = max(sizes[r.number][s] for r in good)
         return (
             f"Right on {right}, wrong on {wrong}, where {s} is {values(bad, s)}, more than anywhere it is right:\n"
             f" is a list cut at {most} entries, or {s} written as a number?"
+        )
+    if above:  # several sizes set them apart: each said, and the ones larger there asked about, none picked
+        said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
+        larger = _and(above)
+        most = _and([f"{s} = {max(sizes[r.number][s] for r in good)}" for s in above])
+        return (
+            f"Right on {right}, wrong on {wrong}, the only {ones} where {said}; {larger}"
+            f" {'is' if len(above) == 1 else 'are'} more there than anywhere it is right:\n"
+            f" is a list cut at {'that size' if len(above) == 1 else 'one of those sizes'}, or"
+            f" {'it' if len(above) == 1 else 'one of them'} written as a number ({most})?"
         )
     if apart:  # sizes it is wrong at and never right at, though right at several: an edge it does not handle
         said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)

@@ -150,7 +150,7 @@ SAID = {
     ),
     "att_n_embd_16": ("in a head's width d_h", "16 where n_embd belongs", NAMED),
     "emb_only_13_adds": ("Right on case 1, wrong on case 2, which has its sizes", "earlier call", NAMED),
-    "emb_rows_27": ("raised IndexError", "is a list cut at 27 entries, or rows written as a number?", NAMED),
+    "emb_rows_27": ("raised IndexError", "written as a number (rows = 27 and len(grads[0]) = 16)?", NAMED),
 }
 NOT_SAID = {"head_dv_over_keys": "1/d_h", "att_linear_args_swapped": "exactly 0:\n the gradient arrives"}
 

@@ -51,6 +51,8 @@ SAID = {
     ),
     "relu_abs_g": ("dh: wrong at exactly the units where g < 0 and the engine's is not 0, and right at the others.",),
     "lin_dw_sum_g": ("dw: every row of yours is the same numbers", "each is sum(g) times x."),
+    # a size asked about only where no other size sets the cases apart (n_embd 16 was written, not d_h 4)
+    "att_mixed_16_wide": ("the only ones where", "n_embd is 6 or 12"),
     # an exact one-line rewrite wins over a guess
     "rms_stale_i": ("x[-1] where x[i] belongs", "the last one, in place of each?"),
     # a run of terms missing at one end, held where the terms kept are 0 (g[0] = 0 on two cases)
@@ -63,6 +65,7 @@ NOT_SAID = {
     "head_isqrt": "Is 4 written as a number",
     "relu_mask_above_mean": "other 28 units",
     "rms_stale_i": "LayerNorm",
+    "att_mixed_16_wide": "is d_h written as a number",
 }
 
 
