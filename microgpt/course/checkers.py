@@ -21,7 +21,7 @@ from microgpt.course import pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
 from microgpt.course.diagnosis import Family, Grouping, Instead, Layout
 from microgpt.course.exercises import data, grad
-from microgpt.course.recordings import Recording, another, chapters, longer, second, third, wider
+from microgpt.course.recordings import Recording, another, chapters, longer, narrow, second, third, wider
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
 
@@ -228,6 +228,7 @@ def _linear_cases() -> list[Case]:
                 (x, w, g),
                 (dw, dx),
                 zero_why="row i of dw is g[i] times x, and g[i] is 0 in those rows" if off else "",
+                trait="entries of g exactly 0" if off else "",
             )
         )
     return cases
@@ -661,6 +662,7 @@ HEAD_SITES = (  # (step, head, the one position with a gradient, or None)
     (wider, 1, None),
     (second, 1, None),
     (third, 2, None),
+    (narrow, 1, None),  # several positions, d_h = 2: not a perfect square (isqrt(d_h) is not sqrt(d_h))
 )
 
 
@@ -797,6 +799,7 @@ ATTENTION_SITES = (  # (step, the one position with a gradient, or None)
     (wider, None),
     (second, None),
     (third, None),
+    (narrow, None),
 )
 
 

@@ -416,9 +416,12 @@ def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[st
             said = said or _everywhere(piece, parts[j], others, j, CRISP)
         # = where += belongs keeps a sum's last term: said as that, not as the terms it loses
         said = said or _one_line(piece, runs, first, kinds=ACCUMULATE)
-        for j in order:
-            said = said or _everywhere(piece, parts[j], others, j, TERMS)
-        said = said or _one_line(piece, runs, first)
+        guess = None
+        for j in order if not said else ():
+            guess = guess or _everywhere(piece, parts[j], others, j, TERMS)
+        if guess and guess.endswith("?"):  # a guess at the cause: one changed line that gives the answer on every
+            said = said or _one_line(piece, runs, first)  # case is exact, and wins over it
+        said = said or guess or _one_line(piece, runs, first)
         said = said or _substituted(piece, runs, first)
     missed = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
     for j in order:
@@ -682,8 +685,15 @@ def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
         shown = first if id(first) in values else screen
         theirs, computed = values[id(shown)], sub.run(None, *_frozen(shown.case))[1]
         earlier = [r for r in runs if r.ok and r.number < shown.number]
-        if earlier and abs(theirs - sub.run(None, *_frozen(earlier[0].case))[1]) <= 1e-9 * abs(theirs):
+        first_value = sub.run(None, *_frozen(earlier[0].case))[1] if earlier else None
+        # kept from an earlier call only if it is that value on every case missed, not on one by chance
+        if first_value is not None and all(abs(v - first_value) <= 1e-9 * abs(v) for v in values.values()):
             kept = f" That is its value in case {earlier[0].number}: is it kept from an earlier call?"
+        elif _rounded_down(sub, telling, values):
+            kept = (
+                f" On every case it misses, yours is {sub.name} rounded down to a whole number:"
+                " is a whole-number function (math.isqrt, int(), //) used where the exact value belongs?"
+            )
         else:
             kept = f" So the slip is in {sub.name}, in what it is computed from, or in a factor multiplied with it."
         return (
@@ -691,6 +701,16 @@ def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
             f" {sub.name}, {sub.role}:\n {theirs:.4g} where the engine's is {computed:.4g}.{kept}"
         )
     return None
+
+
+def _rounded_down(sub: variants.Substitution, telling: list[Run], values: dict[int, float]) -> bool:
+    """The value found on every case missed is the rule's value rounded down (and that value is not whole)."""
+    for r in telling:
+        exact = sub.run(None, *_frozen(r.case))[1]
+        found = values[id(r)]
+        if exact == math.floor(exact) or abs(found - math.floor(exact)) > 1e-9 * max(abs(exact), 1.0):
+            return False
+    return True
 
 
 def _value_for(sub: variants.Substitution, piece: Piece, run: Run, hints: Sequence[float] = ()) -> float | None:
@@ -801,7 +821,18 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
     apart = [s for s in names if not {sizes[r.number][s] for r in bad} & {sizes[r.number][s] for r in good}]
     steady = [s for s in apart if {sizes[r.number][s] for r in good} == {sizes[1][s]}]  # the page's, where right
     right, wrong = _cases([r.number for r in good]), _cases([r.number for r in bad])
-    if steady:  # a size that is the page's wherever the answer is right, and another wherever it is wrong
+    ones = "one" if len(bad) == 1 else "ones"
+    traits = list(dict.fromkeys(r.case.trait for r in bad))  # each trait once, in the cases' order
+    if all(traits) and not any(r.case.trait in traits for r in good):  # a trait only the cases missed have
+        with_ = _and(traits).replace(" and ", " or ") if len(traits) > 1 else traits[0]
+        if apart:  # a size sets them apart too: both are facts, and neither is guessed as the cause
+            said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
+            return (
+                f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}, and the only {ones} where {said}."
+            )
+        return f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}."
+    if steady and len(steady) == len(apart):  # a size that is the page's wherever the answer is right, and another
+        # wherever it is wrong (and no other size sets the cases apart: which one is written would be a guess)
         said = " and ".join(f"{s} is {values(bad, s)}" for s in steady)
         if len(steady) == 1:
             asked = f"is {steady[0]} written as a number ({sizes[1][steady[0]]})"
@@ -809,20 +840,28 @@ def _pattern(piece: Piece, runs: list[Run]) -> str:
             asked = f"is one of them written as a number ({_and([f'{s} = {sizes[1][s]}' for s in steady])})"
         return f"Right on {right}, wrong on {wrong}, where {said}:\n {asked}, or a value kept from an earlier call?"
     above = [s for s in apart if min(sizes[r.number][s] for r in bad) > max(sizes[r.number][s] for r in good)]
-    if above:  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
+    if (
+        above and len(apart) == 1
+    ):  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
         s = above[0]
         most = max(sizes[r.number][s] for r in good)
         return (
             f"Right on {right}, wrong on {wrong}, where {s} is {values(bad, s)}, more than anywhere it is right:\n"
             f" is a list cut at {most} entries, or {s} written as a number?"
         )
+    if above:  # several sizes set them apart: each said, and the ones larger there asked about, none picked
+        said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
+        larger = _and(above)
+        most = _and([f"{s} = {max(sizes[r.number][s] for r in good)}" for s in above])
+        return (
+            f"Right on {right}, wrong on {wrong}, the only {ones} where {said}; {larger}"
+            f" {'is' if len(above) == 1 else 'are'} more there than anywhere it is right:\n"
+            f" is a list cut at {'that size' if len(above) == 1 else 'one of those sizes'}, or"
+            f" {'it' if len(above) == 1 else 'one of them'} written as a number ({most})?"
+        )
     if apart:  # sizes it is wrong at and never right at, though right at several: an edge it does not handle
         said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
-        return f"Right on {right}, wrong on {wrong}, the only {'one' if len(bad) == 1 else 'ones'} where {said}."
-    traits = list(dict.fromkeys(r.case.trait for r in bad))  # each trait once, in the cases' order
-    if all(traits) and not any(r.case.trait in traits for r in good):  # a trait only the cases missed have
-        with_ = _and(traits).replace(" and ", " or ") if len(traits) > 1 else traits[0]
-        return f"Right on {right}, wrong on {wrong}, the only {'one' if len(bad) == 1 else 'ones'} with {with_}."
+        return f"Right on {right}, wrong on {wrong}, the only {ones} where {said}."
     same = [r for r in bad if all(sizes[r.number][s] == sizes[1][s] for s in names)]
     kept = "does your function keep something from an earlier call (a global, a default argument, a cache)?"
     if not same:

@@ -326,6 +326,18 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], sc
             )
             if same_numbers or other_shapes:
                 what = "the numbers" if same_numbers else "the shape"
+                also = [
+                    parts[k] for k in range(len(parts)) if k not in (i, j) and not agrees(mine[k], engine[k], scale[k])
+                ]
+                if also:  # the return order alone does not explain a third wrong result: not said as the slip
+                    if not same_numbers:
+                        continue
+                    wrong, verb = _and(also), "is" if len(also) == 1 else "are"
+                    return (
+                        f"{a} and {b} have each other's numbers: your {a} is the engine's {b}, and your {b} its {a}."
+                        f"\n {wrong} {verb} wrong too, so returning them in the other order would not be enough:"
+                        f" are the two exchanged before {wrong} {'uses' if len(also) == 1 else 'use'} them?"
+                    )
                 return (
                     f"{a} and {b} are swapped: your {a} has {what} of the engine's {b}, and your {b} of its {a}.\n"
                     f" Return them in this order: {', '.join(parts)}."
@@ -552,7 +564,7 @@ def terms(p: Part) -> str | None:
 
 
 def one_term(p: Part) -> str | None:
-    """A sum with one of its terms (or a run of them at an end) missing, flipped or doubled."""
+    """A sum with one of its terms missing, flipped or doubled."""
     d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
     for family in p.families:
         columns = [[v for _, v in entries(t)] for t in family.terms]
@@ -568,16 +580,62 @@ def one_term(p: Part) -> str | None:
                     which = family.each.format(k=k)
                     edge = " (the last)" if k == len(columns) - 1 else " (the first)" if k == 0 else ""
                     return f"{p.name}: {family.what}; in yours, the term of {which}{edge} {how}."
-        n = len(columns)
-        telling = sum(max(map(abs, col), default=0.0) > p.big for col in columns)
-        for m in range(2, n):  # a run of terms at one end missing: a loop that starts late or stops early
-            for run, where in ((range(n - m, n), "last"), (range(m), "first")):
-                if sum(max(map(abs, columns[k]), default=0.0) > p.big for k in run) >= telling:
-                    continue  # every term that counts: the whole sum is missing, said as that
-                total = [sum(columns[k][i] for k in run) for i in range(len(d))]
-                if max(map(abs, total)) > p.big and all(abs(x + y) <= p.tol for x, y in zip(d, total)):
-                    return f"{p.name}: {family.what}; in yours, its {where} {m} terms are missing."
     return None
+
+
+def terms_at_an_end(p: Part) -> str | None:
+    """A sum with a run of its terms at one end missing: a loop that starts late or stops early.
+
+    Where every term that is not 0 here is in such a run (the whole sum missing, the terms left out 0 here:
+    g[0] = 0 for a loop that keeps row 0 only), the run is not ruled out, and not shown: UNTOLD."""
+    d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
+    untold = False
+    for family in p.families:
+        columns = [[v for _, v in entries(t)] for t in family.terms]
+        if len(columns) < 3 or any(len(c) != len(d) for c in columns):
+            continue
+        n = len(columns)
+        counts = [max(map(abs, col), default=0.0) > p.big for col in columns]  # the terms that are not 0 here
+        telling = sum(counts)
+        for m in range(2, n):
+            for run, last in ((range(n - m, n), True), (range(m), False)):
+                total = [sum(columns[k][i] for k in run) for i in range(len(d))]
+                if not all(abs(x + y) <= p.tol for x, y in zip(d, total)):
+                    continue
+                if sum(counts[k] for k in run) >= telling:  # the whole sum missing: said as that elsewhere
+                    untold = untold or telling > 0
+                    continue
+                if max(map(abs, total)) > p.big:
+                    return f"{p.name}: {family.what}; in yours, {_terms_missing(family, counts, m, last)}"
+    return UNTOLD if untold else None
+
+
+def _terms_missing(family: Family, counts: list[bool], m: int, last: bool) -> str:
+    """The run of m terms at one end missing, named by where it starts; terms that are 0 here next to it may be
+    missing too (the run's start is then not known), and are said as that, not counted."""
+    each, n = family.each.format, len(counts)
+    if last:  # missing: n - m on, and perhaps the terms that are 0 just before
+        start = n - m
+        earliest = start
+        while earliest > 0 and not counts[earliest - 1]:
+            earliest -= 1
+        said = f"the terms of {each(k=start)} on are missing"
+        if earliest < start:
+            said += (
+                f" (the terms of {each(k=earliest)} to {each(k=start - 1)} are 0 here, so the sum may stop as early"
+                f" as {each(k=earliest)})"
+            )
+        return said + "."
+    latest = m  # missing: those before m, and perhaps the terms that are 0 just after
+    while latest < n and not counts[latest]:
+        latest += 1
+    said = f"the terms before {each(k=m)} are missing"
+    if latest > m:
+        said += (
+            f" (the terms of {each(k=m)} to {each(k=latest - 1)} are 0 here, so the sum may start as late as"
+            f" {each(k=latest)})"
+        )
+    return said + "."
 
 
 def _and(words: Sequence[str]) -> str:
@@ -614,17 +672,16 @@ def nonzero_where_zero(p: Part) -> str | None:
         what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
         others = [key for key in groups if key not in zero]
         also = [key for key in others if any(abs(p.m[k][1] - p.e[k][1]) > p.tol for k in groups[key])]
+        rest = [key for key in groups if key not in bad]  # right wherever it is not wrong: counted from these
         if also:  # the other half of the story: wrong where the engine's is not 0 too, or right there
-            if len(also) == len(others):
-                said = (
-                    f"and wrong at every other {g.name} too" if len(others) > 1 else f"and wrong at the other {g.name}"
-                )
+            if len(also) == len(rest):
+                said = f"and wrong at every other {g.name} too" if len(rest) > 1 else f"and wrong at the other {g.name}"
             else:
-                said = f"and wrong at {len(also)} of the other {len(others)} {plural(g.name)}, where it is not"
-        elif others:
+                said = f"and wrong at {len(also)} of the {len(others)} {plural(g.name)} where it is not"
+        elif rest:
             said = (
-                f"and right at the other {len(others)} {plural(g.name)}"
-                if len(others) > 1
+                f"and right at the other {len(rest)} {plural(g.name)}"
+                if len(rest) > 1
                 else f"and right at the other {g.name}"
             )
         else:
@@ -731,6 +788,10 @@ def right_and_wrong(p: Part) -> str | None:
             right = _group_name(p, g, good[0], groups[good[0]])
         else:
             right = f"the other {plural(g.name)}" if len(good) > 4 else some(g.name, good, len(groups))
+        zeros = [key for key in groups if key not in bad and key not in good]  # right there too, where both are 0
+        if zeros and not right.startswith("the other"):
+            at = f"the other {plural(g.name)}" if len(zeros) > 4 else some(g.name, zeros, len(groups))
+            right += f", and 0 like the engine's at {at}"
         return sentence(f"{p.name}: wrong {what}{how}; right at {right}")
     return None
 
@@ -925,15 +986,63 @@ def where_signs(p: Part) -> str | None:
             there = {index for index, x in entries(value) if test(x)}
             if there and (wrong == there or wrong == there & moving):
                 unit = plural(p.layout.axes[p.name][-1])
-                return f"{p.name}: wrong at exactly the {unit} where {name} {sign}, and right at the others."
+                where = f"{name} {sign}" if wrong == there else f"{name} {sign} and the engine's is not 0"
+                return f"{p.name}: wrong at exactly the {unit} where {where}, and right at the others."
     return None
 
 
 Diagnosis = Callable[[Part], str | None]
+
+
 # said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
+def _flat(values: list) -> bool:
+    return all(isinstance(v, (int, float)) for v in values)
+
+
+def one_row_everywhere(p: Part) -> str | None:
+    """Every row of yours the same numbers where the engine's rows differ, each the sum of one argument times
+    another (sum(g) times x: a sum taken where each row's own entry belongs)."""
+    rows = p.mine
+    if not (isinstance(rows, list) and len(rows) > 1 and all(isinstance(r, list) and r for r in rows)):
+        return None
+    if any(len(r) != len(rows[0]) for r in rows) or not _numbers(rows):
+        return None
+    if not all(p.close(a, b) for r in rows[1:] for a, b in zip(r, rows[0])):
+        return None
+    if all(p.close(a, b) for r in p.engine[1:] for a, b in zip(r, p.engine[0])):
+        return None  # the engine's rows are one row too: nothing to tell
+    said = f"{p.name}: every row of yours is the same numbers, where the engine's rows differ"
+    for name, value in p.given.items():  # the row as a number times an argument
+        if not (isinstance(value, list) and len(value) == len(rows[0]) and _flat(value)):
+            continue
+        k = max(range(len(value)), key=lambda j: abs(value[j]))
+        if value[k] == 0:
+            continue
+        c = rows[0][k] / value[k]
+        if not all(p.close(a, c * v) for a, v in zip(rows[0], value)):
+            continue
+        for other, u in p.given.items():  # the number as the sum of another argument
+            if other != name and isinstance(u, list) and len(u) == len(rows) and _flat(u):
+                total = math.fsum(u)
+                if abs(c - total) <= 1e-9 * max(abs(c), abs(total)) and total != 0:
+                    return (
+                        f"{said}: each is sum({other}) times {name}.\n Is the whole sum of {other} taken where"
+                        f" the row's own entry of {other} belongs?"
+                    )
+    return None  # the same row, but not told how: said, if at all, by what finds the line
+
+
 CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, rounded, close_not_exact, floor_division)
-CRISP += (whole_numbers, times_an_argument)
-TERMS: tuple[Diagnosis, ...] = (one_term, terms, shifted, reversed_order, plus_an_argument, offset_but_one)
+CRISP += (whole_numbers, times_an_argument, one_row_everywhere)
+TERMS: tuple[Diagnosis, ...] = (
+    one_term,
+    terms_at_an_end,
+    terms,
+    shifted,
+    reversed_order,
+    plus_an_argument,
+    offset_but_one,
+)
 TERMS += (mean_subtracted,)
 # where, on the first case missed
 LOCATED: tuple[Diagnosis, ...] = (any_factor, nonzero_where_zero, where_signs, zero_where_nonzero)

@@ -12,10 +12,13 @@ size an answer gets wrong can be named:
     wider           "mary-jo"              T = 8   31 tokens   n_embd 20   5 heads of 4    block_size 16
     second          "ada"                  T = 4   27 tokens   n_embd 12   2 heads of 6    block_size 8
     third           "hassie"'s first step  T = 1    6 tokens   n_embd 6    3 heads of 2    block_size 4
+    narrow          "hassie", 4 positions  T = 4    6 tokens   n_embd 6    3 heads of 2    block_size 4
 
 "ada" reads the token 0 twice and predicts it twice (the first index, and a repeated token); "deedee" reads
 d twice and e four times (a row read more than twice: an answer that adds only pairs of reads fails); "evangelina"
-reads a, e and n twice; every document ends on BOS, the last index. Each step is recorded once per
+reads a, e and n twice; every document ends on BOS, the last index. "narrow" is the one step with
+several positions whose d_h (2) is not a perfect square: math.isqrt(d_h) and math.sqrt(d_h) differ there, and
+no square number written for d_h gives its scale. Each step is recorded once per
 interpreter, apart from the one the pages share (a reader's second backward() on that one cannot change
 a checker's answers).
 """
@@ -92,6 +95,14 @@ def third() -> Recording:
     tokenizer = Tokenizer.from_docs(["hassie"])
     model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=6, n_head=3, block_size=4), seed=3)
     return Recording("hassie", _backward(record(model, tokenizer.encode("hassie")[:2])))
+
+
+@functools.cache
+def narrow() -> Recording:
+    """third()'s model on the first four positions of its name: heads of 2 over several positions."""
+    tokenizer = Tokenizer.from_docs(["hassie"])
+    model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=6, n_head=3, block_size=4), seed=3)
+    return Recording("hassie", _backward(record(model, tokenizer.encode("hassie")[:5])))
 
 
 def _backward(step: Step) -> Step:

@@ -1,6 +1,7 @@
 """microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers."""
 
 from microgpt.course.diagnosis import (
+    UNTOLD,
     Family,
     Grouping,
     Instead,
@@ -19,6 +20,7 @@ from microgpt.course.diagnosis import (
     some,
     spans,
     swapped,
+    terms_at_an_end,
     times,
 )
 
@@ -81,6 +83,15 @@ def test_two_results_returned_in_each_others_place_are_told_by_shape_or_by_numbe
         "dk and dv are swapped: your dk has the numbers"
     )
     assert swapped(("dk", "dv"), ([9.0, 9.0], b), (a, b), [4.0, 4.0]) is None
+
+
+def test_two_results_with_each_others_numbers_are_not_advised_as_a_return_order_when_a_third_is_wrong_too():
+    a, b, c = [1.0, 2.0], [3.0, 4.0], [5.0, 6.0]
+    said = swapped(("dx", "dk", "dv"), ([9.0, 9.0], b, a), (c, a, b), [6.0, 4.0, 4.0])
+    assert said.startswith("dk and dv have each other's numbers: your dk is the engine's dv, and your dv its dk.")
+    assert "dx is wrong too, so returning them in the other order would not be enough" in said
+    assert "Return them in this order" not in said
+    assert swapped(("dx", "dk", "dv"), (c, b, a), (c, a, b), [6.0, 4.0, 4.0]).endswith("in this order: dx, dk, dv.")
 
 
 def test_floor_division_shows_as_whole_numbers_each_the_engines_rounded_down():
@@ -205,7 +216,32 @@ def test_one_term_of_a_sum_missing_flipped_or_counted_twice_is_told_by_its_index
     text, _ = said([e - 2 * r for e, r in zip(engine, rows[1])], engine, families=family)
     assert "the term of row 1 has its sign flipped" in text
     text, _ = said([e - a - b for e, a, b in zip(engine, rows[0], rows[1])], engine, families=family)
-    assert "its first 2 terms are missing" in text
+    assert "in yours, the terms before row 2 are missing." in text
+
+
+def test_a_run_of_terms_missing_at_the_end_is_named_by_where_it_starts_and_terms_that_are_0_are_not_counted():
+    rows = [
+        [1.0, 2.0, 0.5, 1.0],
+        [0.25, -1.0, 3.0, 2.0],
+        [0.0] * 4,
+        [0.0] * 4,
+        [2.0, 0.5, -0.5, 1.0],
+        [1.5, 1.5, 1.0, 3.0],
+    ]
+    engine = [sum(col) for col in zip(*rows)]
+    family = [Family("d sums the rows i", "row {k}", rows)]
+    kept = [a + b for a, b in zip(rows[0], rows[1])]  # a loop that stops after row 1: rows 2 and 3 add 0 here
+    text, _ = said(kept, engine, families=family)
+    assert "in yours, the terms of row 4 on are missing (the terms of row 2 to row 3 are 0 here, so the sum may" in text
+    assert "as early as row 2)." in text and "last 2 terms" not in text
+
+
+def test_a_run_missing_is_not_ruled_out_where_every_term_that_counts_is_in_it():
+    rows = [[0.0] * 3, [0.25, -1.0, 3.0], [2.0, 0.5, -0.5], [1.5, 1.5, 1.0]]
+    part = Part(
+        "d", [0.0] * 3, [sum(col) for col in zip(*rows)], VECTOR, {}, {}, families=[Family("d", "row {k}", rows)]
+    )
+    assert terms_at_an_end(part) == UNTOLD  # row 0 alone kept, and row 0 adds 0 here: consistent, not shown
 
 
 def test_an_order_run_backwards_is_told():

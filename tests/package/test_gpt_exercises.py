@@ -249,7 +249,8 @@ def test_a_known_slip_is_named_with_the_results_it_changes():
         return checkers.attention_with_slip(*args, slip="no cache")
 
     assert str(check(checkers.ATTENTION, attention_backward)).startswith(
-        "✗ case 1 of 6 (mignon: T = 7, n_embd = 16, 4 heads of 4, the gradient at position 3 only):\n"
+        f"✗ case 1 of {len(checkers.ATTENTION.cases())}"
+        " (mignon: T = 7, n_embd = 16, 4 heads of 4, the gradient at position 3 only):\n"
         " dxs, dwk and dwv: a sum over positions left out"
     )
 

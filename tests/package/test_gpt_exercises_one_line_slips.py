@@ -352,7 +352,7 @@ ONE_LINE = [  # (piece, slip, what the verdict must say, how much it says)
     (
         "relu_backward",
         relu_mask_from_relu_of_g,
-        "dh: wrong at exactly the units where g < 0, and right at the others.",
+        "dh: wrong at exactly the units where g < 0 and the engine's is not 0, and right at the others.",
         LOCATED,
     ),
     (
@@ -464,7 +464,8 @@ ONE_LINE = [  # (piece, slip, what the verdict must say, how much it says)
     (
         "embedding_backward",
         emb_row_by_token_plus_position,
-        "d(table): wrong at rows 6, 8 and 12 to 14; right at row 26 (read at position 0).",
+        "d(table): wrong at rows 6, 8 and 12 to 14; right at row 26 (read at position 0), and 0 like the engine's"
+        " at the other rows.",
         LOCATED,
     ),
     (

@@ -42,7 +42,7 @@ SAID = {
     "rms_second_term_no_eps": ("another value for gx", "or in a factor multiplied with it", LOCATED),
     "att_first_T_memo": ("Right on case 1, wrong on case 2, which has its sizes", "earlier call", NAMED),
     "head_skip_zero_gradient_rows": (
-        "wrong on cases 2 to 5, the only ones with a gradient at every position.",
+        "wrong on cases 2 to 5 and 7, the only ones with a gradient at every position.",
         "",
         LOCATED,
     ),
@@ -76,7 +76,11 @@ SAID = {
     "relu_tanh_derivative": ("nonzero at 36 of the 64 units", "and wrong at every other unit too", LOCATED),
     "relu_returns_forward": ("the gradient g_i an on unit passes back", "h[i] where g[i] belongs", NAMED),
     "relu_bool_short_circuit": ("shape: dh[0] is a bool", "", NAMED),
-    "relu_mask_g_times_h": ("nonzero at 19 of the 64 units", "and wrong at 13 of the other 28 units", LOCATED),
+    "relu_mask_g_times_h": (
+        "nonzero at 19 of the 64 units",
+        "and wrong at 13 of the 28 units where it is not",
+        LOCATED,
+    ),
     "rms_layernorm": ("plus one same amount at every entry", "as LayerNorm's backward does", LOCATED),
     "rms_r3_exponent_sign": ("in dx_i = r g_i - (r^3/n)(g . x) x_i", "r ** -3 where r ** 3 belongs", NAMED),
     "rms_exponent_floor_div": ("in the scale r", "(ms + 1e-05) ** -1.0 where (ms + 1e-05) ** (-0.5) belongs", NAMED),
@@ -134,7 +138,11 @@ SAID = {
     "rms_n16_in_r_only": ("in the mean square ms", "16 where n belongs", NAMED),
     "sm_memo_mean": ("another value for m, the average", "That is its value in case 1", NAMED),
     "sm_last_special": ("where len(w) is 8 or 11", "is a list cut at 7 entries, or len(w) written as a number?", NAMED),
-    "head_global_d_h": ("dks[0] has 4 entries where the engine's has 6", "on case 6 your function raised", LOCATED),
+    "head_global_d_h": (
+        "dks[0] has 4 entries where the engine's has 6",
+        "on cases 6 and 7 your function raised",
+        LOCATED,
+    ),
     "head_causal_7": (
         "dqs: wrong at positions 7 to 10",
         "is a list cut at 7 entries, or T written as a number?",
@@ -142,7 +150,7 @@ SAID = {
     ),
     "att_n_embd_16": ("in a head's width d_h", "16 where n_embd belongs", NAMED),
     "emb_only_13_adds": ("Right on case 1, wrong on case 2, which has its sizes", "earlier call", NAMED),
-    "emb_rows_27": ("raised IndexError", "is a list cut at 27 entries, or rows written as a number?", NAMED),
+    "emb_rows_27": ("raised IndexError", "written as a number (rows = 27 and len(grads[0]) = 16)?", NAMED),
 }
 NOT_SAID = {"head_dv_over_keys": "1/d_h", "att_linear_args_swapped": "exactly 0:\n the gradient arrives"}
 

@@ -365,7 +365,7 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     ("linear_backward", lin_dx_twice, "dx: every entry is twice the engine's", NAMED),
     ("linear_backward", lin_x_shifted, "dw: shifted by one column: your column k holds the engine's column k-1", NAMED),
     ("relu_backward", relu_half, "dh: every entry is half the engine's", NAMED),
-    ("relu_backward", relu_shifted, "dh: shifted by one unit", NAMED),
+    ("relu_backward", relu_shifted, "dh[i + 1] where dh[i] belongs: an index off by one?", NAMED),
     (
         "relu_backward",
         relu_leaky,
@@ -377,8 +377,7 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "rmsnorm_backward",
         rms_n_written_16,
-        "is 5/4 times the engine's.\n 5/4 is n/16: n is 20 in this case and 16 in the page's step."
-        " Is 16 written where n belongs?",
+        "16 where n belongs: n is 20 in this case and 16 in the page's step. Is 16 written as a number?",
         NAMED,
     ),
     ("rmsnorm_backward", rms_r_squared, "-(r^3/n)(g . x) x is 0.1457 times the engine's (0.1457 is 1/r here)", NAMED),
