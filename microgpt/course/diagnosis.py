@@ -1064,7 +1064,9 @@ def largest_difference(p: Part, first: bool) -> str:
     a, b = p.m[k][1], p.e[k][1]
     lead = f"{p.name}: the largest" if first else "The largest"
     if p.tol:  # the tolerance named as such: RTOL times the part's largest entry, both shown
-        allowed = f"; the tolerance is {p.tol:.1e}, which is {RTOL_SHOWN} × {p.scale:.2g}, the largest entry"
+        allowed = (
+            f"; the tolerance is {p.tol:.1e}, which is {RTOL_SHOWN} × {p.scale:.2g}, the size of the largest entry"
+        )
     else:
         allowed = "; the engine's is 0 everywhere, so only 0 agrees"
     said = f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}"

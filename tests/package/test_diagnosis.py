@@ -152,7 +152,7 @@ def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_l
     text, located = said([[1.0, 5.5], [2.0, 7.25]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
     assert text == (
         "m: the largest difference is at position 1, entry 1: yours is 7.25, the engine's 3\n"
-        " (off by 4.2e+00; the tolerance is 3.0e-13, which is 1e-13 × 3, the largest entry)."
+        " (off by 4.2e+00; the tolerance is 3.0e-13, which is 1e-13 × 3, the size of the largest entry)."
     )
     assert not located
 

@@ -83,7 +83,7 @@ def test_an_answer_off_by_just_under_the_tolerance_passes_and_just_over_fails():
     assert check(checkers.RELU, nudged(0.5 * RTOL)).ok
     verdict = str(check(checkers.RELU, nudged(2 * RTOL)))
     assert verdict.startswith("✗ case 1 of 6 (the MLP's 64 hidden units, mignon position 0):\n dh: ")
-    assert f"the tolerance is 6.0e-16, which is {RTOL_SHOWN} × 0.006, the largest entry" in verdict
+    assert f"the tolerance is 6.0e-16, which is {RTOL_SHOWN} × 0.006, the size of the largest entry" in verdict
 
 
 @pytest.mark.parametrize(
