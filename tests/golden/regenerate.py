@@ -2,7 +2,7 @@
 
 The file pins the model's forward pass and gradients for tests that must run without PyTorch
 (tests/test_golden.py). PyTorch is the independent oracle: its numbers come from
-`torch_gpt_loss` in tests/test_torch.py, a second implementation of the same model with tensors,
+`torch_gpt_loss` in tests/torch_gpt.py, a second implementation of the same model with tensors,
 fed microgpt's initial weights. Regenerate only when the model itself is meant to change:
 
     .venv/bin/python tests/golden/regenerate.py      # needs torch (the `torch` extra)
@@ -15,9 +15,9 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests/, for test_torch
+sys.path.insert(0, str(HERE.parent))  # tests/, for torch_gpt
 
-from test_torch import torch_gpt_loss  # noqa: E402
+from torch_gpt import torch_gpt_loss  # noqa: E402
 
 from microgpt.model import GPTConfig, Model  # noqa: E402
 

@@ -10,6 +10,7 @@ import nbformat
 import prose_numbers
 import pytest
 from nbclient.exceptions import CellExecutionError
+from notebook_cells import SKIPPED, TORCH_CELLS
 
 # with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
 # notebook's run; the reader's virtualenv) are made once, on one worker
@@ -19,8 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
 # ids of the solution cells
 EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix", "rmsnorm-fix")
-TORCH_CELLS = ("torch-check", "torch-check-challenge")  # cell ids of the PyTorch comparisons
-SKIPPED = "PyTorch is not installed: skipped this check"
 MATCHED = "check ran: all gradients match"
 
 

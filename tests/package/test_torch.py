@@ -1,7 +1,5 @@
 """Gradients from microgpt's engine against PyTorch's autograd: random graphs and one whole gpt() step."""
 
-import math
-
 import pytest
 from hypothesis import given, settings
 from random_graphs import inputs, programs, run_program
@@ -12,6 +10,7 @@ from microgpt.model import GPTConfig, Model, gpt, softmax
 
 torch = require_torch()
 torch.set_default_dtype(torch.float64)
+from torch_gpt import torch_gpt_loss  # noqa: E402  (a helper that needs torch, so after the guard)
 
 
 @settings(max_examples=100, deadline=None)
@@ -25,37 +24,6 @@ def test_random_graphs_match_pytorch(xs, program):
     assert out.data == pytest.approx(float(run_program(program, [torch.tensor(x) for x in xs])), rel=1e-9, abs=1e-12)
     for v, t in zip(values, tensors):
         assert v.grad == pytest.approx(float(t.grad) if t.grad is not None else 0.0, rel=1e-9, abs=1e-12)
-
-
-def torch_gpt_loss(config: GPTConfig, weights: dict, tokens: list[int], logits_out: list | None = None):
-    """microgpt's forward pass and loss, written again with torch tensors; logits_out collects the logits."""
-
-    def rmsnorm(x):
-        return x * ((x * x).mean() + 1e-5) ** -0.5
-
-    hd = config.head_dim
-    keys, values, losses = [[] for _ in range(config.n_layer)], [[] for _ in range(config.n_layer)], []
-    for pos, (tok, target) in enumerate(zip(tokens, tokens[1:])):
-        x = rmsnorm(weights["wte"][tok] + weights["wpe"][pos])
-        for i in range(config.n_layer):
-            h = rmsnorm(x)
-            q = weights[f"layer{i}.attn_wq"] @ h
-            keys[i].append(weights[f"layer{i}.attn_wk"] @ h)
-            values[i].append(weights[f"layer{i}.attn_wv"] @ h)
-            K, V = torch.stack(keys[i]), torch.stack(values[i])
-            heads = []
-            for head in range(config.n_head):
-                s = slice(head * hd, (head + 1) * hd)
-                att = torch.softmax(K[:, s] @ q[s] / math.sqrt(hd), dim=0)
-                heads.append(att @ V[:, s])
-            x = weights[f"layer{i}.attn_wo"] @ torch.cat(heads) + x
-            h = torch.relu(weights[f"layer{i}.mlp_fc1"] @ rmsnorm(x))
-            x = weights[f"layer{i}.mlp_fc2"] @ h + x
-        logits = weights["lm_head"] @ x
-        if logits_out is not None:
-            logits_out.append(logits.tolist())
-        losses.append(-torch.log_softmax(logits, dim=0)[target])
-    return torch.stack(losses).mean()
 
 
 def test_one_gpt_step_matches_pytorch_for_every_parameter():

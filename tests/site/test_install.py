@@ -191,7 +191,7 @@ def test_notebook_code_runs_against_the_installed_wheel_without_torch(notebook, 
     out = run([str(reader_python), "-"], cwd=tmp_path, stdin=notebook_program(notebook)).stdout
     cells = dict(part.split("\n", 1) for part in out.split(CELL)[1:])
     if notebook.name == "backprop-by-hand.ipynb":  # tests/package/test_notebook.py: the same checks, with torch
-        from test_notebook import SKIPPED, TORCH_CELLS
+        from notebook_cells import SKIPPED, TORCH_CELLS
 
         assert [cells[c] for c in TORCH_CELLS] == [SKIPPED + "\n"] * len(TORCH_CELLS)
         assert cells["final-asserts"] == "all 9 gradients check out\n"
