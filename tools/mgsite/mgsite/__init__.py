@@ -7,7 +7,7 @@
   typeset by Temml (formulas.py). It finds the page it converts itself (pages.py).
 - `python -m mgsite.prepare`: what a build copies and no page makes (the wheel into docs/dist/, the
   npm files into docs/vendor/, the editor's bundle, the math font), written into gitignored paths of
-  docs/; and the install line for that wheel, which docs/index.md embeds (.cache/mgsite/install.console).
+  docs/; and the install line for that wheel, which docs/index.md embeds (.mgsite/install.console).
 - `python -m mgsite.finish SITE`: after a build, the math font cut to the characters the built pages draw.
 
 `mgsite.blocks` is the one reader of pages, for the build and the tests; it uses the standard library only.

@@ -2,7 +2,7 @@
 MkDocs or Zensical runs (the Makefile runs it before every build and before `make serve`).
 
 - docs/dist/: the microgpt wheel and latest.json (wheel.py);
-- .cache/mgsite/install.console: the install line for that wheel at mkdocs.yml's site_url, which
+- .mgsite/install.console: the install line for that wheel at mkdocs.yml's site_url, which
   docs/index.md embeds (wheel.py); a missing site_url stops here, before anything is built;
 - docs/vendor/pyodide/, docs/vendor/uplot/: the npm files the pages load (vendor.py);
 - docs/javascripts/run/editor.js and its licences: the editor, bundled by esbuild (vendor.py);
