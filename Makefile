@@ -128,7 +128,7 @@ bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
-	rm -rf $(VENV) $(SITE_VENV) $(ZENSICAL_VENV) site site-zensical .zensical.yml node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) $(ZENSICAL_VENV) site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 

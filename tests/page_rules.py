@@ -73,6 +73,10 @@ def problems(page: mdblocks.Page) -> list[str]:
         fence.line + 1
         for fence in page.fences
         if fence.info == "python" and len(fence.body) == 1 and mdblocks.EMBED.match(fence.body[0].strip())
+    } | {  # the install line mgsite.prepare writes, first in a console block
+        fence.line + 1
+        for fence in page.fences
+        if fence.info == "console" and fence.body and fence.body[0].strip() == mdblocks.INSTALL_EMBED
     }
     for n, line in enumerate(page.lines, 1):
         if snippet_notation(line) and n not in embeds:

@@ -133,7 +133,7 @@ def reader(site: Path) -> Path:
     """A fresh virtualenv with the wheel `site` serves, installed as a reader installs it; its python.
 
     The site is served over HTTP on 127.0.0.1 under the path of its site_url, and the install command
-    the pages show (mgsite/placeholders.py) is run against it. Made once per process, removed at exit.
+    the pages show (mgsite/wheel.py) is run against it. Made once per process, removed at exit.
     """
     import atexit
     import json
@@ -141,7 +141,7 @@ def reader(site: Path) -> Path:
     import venv
     from urllib.parse import urlsplit
 
-    from mgsite.placeholders import install_command
+    from mgsite.wheel import install_command
 
     home = Path(tempfile.mkdtemp(prefix="microgpt-reader-"))
     atexit.register(shutil.rmtree, home, ignore_errors=True)

@@ -33,8 +33,7 @@ pytestmark = pytest.mark.xdist_group("test_install")
 
 require_docs_toolchain()  # the site's build (mgsite) runs with the docs toolchain
 
-from mgsite import placeholders, wheel  # noqa: E402
-from mgsite.errors import PageError  # noqa: E402
+from mgsite import blocks, prepare, wheel  # noqa: E402
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 VERSION = microgpt.__version__  # written once, in microgpt/__init__.py; pyproject.toml reads it
@@ -125,30 +124,34 @@ def test_the_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
 
 
 def test_pages_show_the_install_command_for_the_served_wheel(built_site):
-    wheel = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
-    want = placeholders.install_command(site_url(), wheel)
+    served = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
+    want = wheel.install_command(site_url(), served)
     pages = site_pages(built_site)
-    with_placeholder = [
-        md for md in pages if placeholders.INSTALL.search((ROOT / "docs" / md).read_text(encoding="utf-8"))
-    ]
-    assert [md for md in with_placeholder if want not in pages[md] or placeholders.INSTALL.search(pages[md])] == []
+    embedding = [md for md in pages if blocks.INSTALL_EMBED in (ROOT / "docs" / md).read_text(encoding="utf-8")]
+    assert embedding and [md for md in embedding if want not in pages[md] or "--8&lt;--" in pages[md]] == []
     shown = {c for page in built_site.rglob("*.html") for c in re.findall(r"pip install \S+?\.whl", page.read_text())}
     assert shown <= {want}, f"pages show {shown - {want}}, the site serves {want}"
 
 
 def test_readme_gives_the_install_command_of_the_hosted_site(built_site):
-    wheel = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
-    want = placeholders.install_command(site_url(), wheel)
+    served = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
+    want = wheel.install_command(site_url(), served)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.findall(r"pip install \S+\.whl", readme) == [want], f"README.md should give `{want}`, once"
 
 
-# tests/site/test_site_build.py: a changed copy's build turns the placeholder into the install command
+# tests/site/test_site_build.py: the home page shows the install line, and the former placeholder fails the build
 
 
-def test_a_page_with_the_install_command_and_no_site_url_fails_and_says_why(tmp_path):
-    with pytest.raises(PageError, match="needs site_url"):
-        placeholders.fill("$ {{ install_command }}", "", tmp_path)  # the extension's error fails the build
+def test_a_build_without_site_url_fails_and_says_why_in_one_line(tmp_path, capsys):
+    """mgsite.prepare, which `make build` and `make build-zensical` run first, writes the install line
+    from site_url: without one it stops, in one line, before building anything."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(re.sub(r"(?m)^site_url:.*\n", "", config), encoding="utf-8")
+    assert prepare.main([str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mkdocs.yml has no site_url" in err, err
+    assert not (tmp_path / "docs").exists() and not (tmp_path / blocks.INSTALL_LINE).exists()
 
 
 # ---------------------------------------------------------------------------- where the code lives

@@ -24,7 +24,7 @@ require_docs_toolchain()
 from fontTools.ttLib import TTFont  # noqa: E402
 from mgsite import font as math_font  # noqa: E402  (without the docs toolchain this module has been skipped above)
 from mgsite import formulas as typeset_math  # noqa: E402
-from mgsite.placeholders import install_command  # noqa: E402
+from mgsite.wheel import install_command  # noqa: E402
 
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md"))
 # a code block (with pymdownx.highlight, an indented one too), and its language if it has one
@@ -238,6 +238,10 @@ def test_a_formula_the_site_cannot_show_fails_the_build(project, tmp_path):
     [
         ('# M\n\n```python\n--8<-- "microgpt/engine.py:nope"\n```\n', "docs/mistake.md:3: embed of"),
         ("# M\n\n```python\nprint(1)\n", "docs/mistake.md:3: a fence that is never closed"),
+        (  # the former placeholder: the install line is an embed now
+            "# M\n\n```console\n$ {{ install_command }}\n```\n",
+            f"docs/mistake.md:4: '{{{{ install_command }}}}': embed the install line: {mdblocks.INSTALL_EMBED}",
+        ),
     ],
 )
 def test_the_site_extension_refuses_a_page_it_cannot_read_naming_page_and_line(tmp_path, text, words):
@@ -287,10 +291,9 @@ def test_code_the_tests_would_not_read_is_found(code, tmp_path):
     assert shown_code(html_text) != read_code(mdblocks.parse(text, "docs/mistake.md", ROOT))
 
 
-# A changed copy that builds: three lines added at the top of engine.py, a page that mentions an escaped
-# snippet marker, and the install command's placeholder on the home page; built once for the three tests.
+# A changed copy that builds: three lines added at the top of engine.py, and a page that mentions an
+# escaped snippet marker; built once for the two tests.
 ESCAPED = "# M\n\nA section starts with `# ;--8<-- [start:seed]`, and this line stays.\n"
-PLACEHOLDER = "\n```console\n{{ install_command }}\n```\n\nInline: `{{install_command}}`.\n"
 
 
 @pytest.fixture(scope="module")
@@ -298,8 +301,6 @@ def changed_site(tmp_path_factory):
     project = copy_project(tmp_path_factory.mktemp("changed") / "project")
     engine = project / "microgpt" / "engine.py"
     engine.write_text("# added\n" * 3 + engine.read_text(encoding="utf-8"), encoding="utf-8")
-    index = project / "docs" / "index.md"
-    index.write_text(index.read_text(encoding="utf-8") + PLACEHOLDER, encoding="utf-8")
     site = project.parent / "site"
     result = build_page(project, project.parent, ESCAPED)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -320,14 +321,13 @@ def test_numbers_follow_lines_added_to_the_file(changed_site, built_site):
     assert after == [n + 3 for n in before] and len(before) > 20
 
 
-def test_the_placeholder_becomes_the_install_command(changed_site):
-    wheel = json.loads((changed_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
-    html = (changed_site / "index.html").read_text(encoding="utf-8")
-    command = install_command(site_url(), wheel)
-    assert f"Inline: <code>{command}</code>." in html
-    added_block = re.findall(r"<pre\b.*?</pre>", html, re.S)[-1]  # the page's last code block
-    assert re.sub(r"<[^>]+>", "", added_block).strip() == command
-    assert "install_command" not in html
+def test_the_home_page_shows_the_install_line_for_the_served_wheel(built_site):
+    """The console block that embeds the line mgsite.prepare wrote shows it, then the command it introduces."""
+    wheel = json.loads((built_site / "dist" / "latest.json").read_text(encoding="utf-8"))["wheel"]
+    page = (built_site / "index.html").read_text(encoding="utf-8")
+    (block,) = re.findall(r'<div class="language-console highlight">.*?</pre>', page, re.S)
+    shown = html.unescape(re.sub(r"<[^>]+>", "", block)).strip()
+    assert shown == f"$ {install_command(site_url(), wheel)}\n$ python -m microgpt --help"
 
 
 LINK_WITH_FRAGMENT = re.compile(r'<a\b[^>]*\bhref="(?P<path>[^"#:?]*)#(?P<fragment>[^"]+)"')

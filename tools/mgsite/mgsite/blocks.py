@@ -53,6 +53,9 @@ LOOKS_LIKE_MARKER = re.compile(r"<!--.*(pytest|mg:)", re.IGNORECASE)
 BLOCK_LINE = re.compile(r"^ {0,3}/{3,}(?:[ ]*[\w-]+[ ]*(?:\|.*)?)?$")
 # a definition by its qualified name, or a run of them ("microgpt/engine.py:Value.__pow__..Value.tanh"),
 # or one statement of a definition, named by text of its first line ("...:Value.backward:for v in")
+# the install line `python -m mgsite.prepare` writes (wheel.py), embedded first in a console block
+INSTALL_LINE = ".mgsite/install.console"
+INSTALL_EMBED = f'--8<-- "{INSTALL_LINE}"'
 EMBED = re.compile(
     r'^--8<-- "(?P<path>[^":]+\.py):(?P<section>[A-Za-z_][\w.]*?(?:\.\.[A-Za-z_][\w.]*)?)(?::(?P<statement>[^"]+))?"$'
 )

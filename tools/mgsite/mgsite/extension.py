@@ -4,14 +4,13 @@ Listed last under `markdown_extensions` in mkdocs.yml, with its settings:
 
     - mgsite.extension:
         root: !relative $config_dir   # the repository: docs/, microgpt/, node_modules/
-        site_url: https://...         # for {{ install_command }}
 
 Each Markdown instance (one per page, in both generators) gets its own processors, so no state
 passes between pages but the Temml process and its cache of typeset formulas (formulas.py).
 
 - `PageSource` (a preprocessor, before pymdownx.snippets): finds the page (pages.py); on a page,
-  gives every block its attributes and labels and each embed its true lines (runnable.py); then
-  fills in {{ install_command }} (placeholders.py).
+  gives every block its attributes and labels and each embed its true lines (runnable.py); a marker
+  of the syntax the blocks below replaced fails the build (shortcodes.refuse_former).
 - the page's blocks (`/// widget | relu`, `//// check | answer=6`, ...: shortcodes.py), registered
   with pymdownx.blocks as its documented BlocksExtension does: graphs, diagrams, the Train widget,
   self-checks with their hints and explanations.
@@ -30,13 +29,13 @@ from markdown import Markdown
 from markdown.preprocessors import Preprocessor
 from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
-from mgsite import graphs, pages, placeholders, runnable, shortcodes
+from mgsite import graphs, pages, runnable, shortcodes
 from mgsite.formulas import TypesetMath
 from mgsite.pages import Source
 
 
 class PageSource(Preprocessor):
-    """The Markdown a page's later steps see: its blocks marked, embeds by line, the install command filled in."""
+    """The Markdown a page's later steps see: its blocks marked, embeds by line."""
 
     def __init__(self, md: Markdown, extension: SiteExtension) -> None:
         super().__init__(md)
@@ -51,7 +50,7 @@ class PageSource(Preprocessor):
         if self.source is not None:
             markdown = runnable.rewrite(self.source, markdown, root)
         shortcodes.refuse_former(markdown, lambda: self.source)
-        return placeholders.fill(markdown, self.extension.getConfig("site_url"), root / docs_dir / "dist").split("\n")
+        return markdown.split("\n")
 
 
 class SiteExtension(BlocksExtension):
@@ -59,7 +58,6 @@ class SiteExtension(BlocksExtension):
         self.config = {
             "root": [".", "the repository: where docs/, microgpt/ and node_modules/ are"],
             "docs_dir": ["docs", "the pages' folder, under root"],
-            "site_url": ["", "the site's address, for {{ install_command }}"],
             "typeset_math": [True, "typeset the formulas with Temml (off: arithmatex's TeX is left for a script)"],
         }
         super().__init__(**kwargs)

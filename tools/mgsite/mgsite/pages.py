@@ -6,7 +6,7 @@ extension (`zensical.extensions.context.ContextPreprocessor.from_markdown(md).pa
 docs_dir). MkDocs gives an extension no page; it converts the page's text after its front matter, so
 the page is the one file under docs_dir whose text ends with that Markdown. Text that is no page's (a
 notebook's Markdown cell, which mkdocs-jupyter converts with the site's extensions) gets the page-free
-steps only: formulas, graphs, placeholders.
+steps only: formulas and graphs.
 """
 
 from __future__ import annotations

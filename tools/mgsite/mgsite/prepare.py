@@ -2,6 +2,8 @@
 MkDocs or Zensical runs (the Makefile runs it before every build and before `make serve`).
 
 - docs/dist/: the microgpt wheel and latest.json (wheel.py);
+- .mgsite/install.console: the install line for that wheel at mkdocs.yml's site_url, which
+  docs/index.md embeds (wheel.py); a missing site_url stops here, before anything is built;
 - docs/vendor/pyodide/, docs/vendor/uplot/: the npm files the pages load (vendor.py);
 - docs/javascripts/run/editor.js and its licences: the editor, bundled by esbuild (vendor.py);
 - docs/vendor/stix-two-math/: the whole math font (font.py); `python -m mgsite.finish` cuts the built
@@ -22,8 +24,9 @@ from microgpt.runtime.files import write_atomically
 
 def prepare(root: Path) -> None:
     docs = root / "docs"
+    site_url = wheel.site_url(root)
     vendor.check_installed(root)
-    wheel.build_wheel(root, docs / "dist")
+    wheel.write_install_line(root, site_url, wheel.build_wheel(root, docs / "dist"))
     vendor.vendor(root, docs)
     target = docs / font.SITE_PATH
     target.parent.mkdir(parents=True, exist_ok=True)

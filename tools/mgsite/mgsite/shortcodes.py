@@ -6,7 +6,7 @@
     ///
     /// diagram | shared             a picture drawn at build time (microgpt.course.diagrams.DIAGRAMS)
     ///
-    /// train                        the training page's Train widget (placeholders.train_element)
+    /// train                        the training page's Train widget (Train.html)
     ///
 
     //// check | answer=6           a self-check: answer=NUMBER [tolerance=NUMBER], or choice=N with
@@ -31,6 +31,7 @@ paragraph: `Unread` fails the build on it, as the blocks themselves do on a bad 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -39,9 +40,10 @@ from xml.etree.ElementTree import Element, SubElement
 from markdown.treeprocessors import Treeprocessor
 from pymdownx.blocks.block import Block
 
-from mgsite import graphs, placeholders
+from mgsite import blocks, graphs
 from mgsite.errors import PageError
 from mgsite.pages import Source
+from microgpt.course.live import SETTINGS, command_line, form_json
 
 Page = Callable[[], Source | None]  # the page being converted (PageSource finds it), for error messages
 
@@ -107,10 +109,20 @@ class Diagram(_Html):
 
 
 class Train(_Html):
+    """The training page's Train widget. The element carries the form's settings, bounds and defaults as
+    JSON (data-mg-train), read from microgpt/course/live.py, where they are written once;
+    docs/javascripts/train/ builds the form from them and runs microgpt.course.live in the reader's
+    browser. Until then, and without JavaScript, it shows the command line that runs the same training."""
+
     NAME, ARGUMENT = "train", False
 
     def html(self) -> str:
-        return placeholders.train_element()
+        default = command_line({name: s.default for name, s in SETTINGS.items()})
+        fallback = (
+            '<p class="mg-train__fallback">The Train control needs JavaScript. The same run on your machine: '
+            f"<code>{html.escape(default)}</code></p>"
+        )
+        return f'<div class="mg-train" data-mg-train="{html.escape(form_json())}">{fallback}</div>'
 
 
 CHECK_ARGUMENT = re.compile(r"(?P<key>answer|choice|tolerance)=(?P<value>\S+)")
@@ -159,10 +171,13 @@ BLOCKS: list[type[_Shortcode]] = [Widget, Playground, Diagram, Train, Check, Hin
 
 # what pymdownx.blocks leaves as a paragraph when it does not take a block's header
 UNREAD = re.compile(r"^/{3,}\s*[\w-]")
-# the page syntax these blocks replaced; the build names the new form
-FORMER = re.compile(
-    r'<div class="(?:autograd-(?:widget|playground|diagram|check)|check-(?:hint|explain))"|\{\{\s*train_widget'
-)
+# the page syntax these blocks (and the install line's embed) replaced; the build names the new form
+FORMER = {
+    re.compile(
+        r'<div class="(?:autograd-(?:widget|playground|diagram|check)|check-(?:hint|explain))"|\{\{\s*train_widget'
+    ): "write it as a block (/// widget | NAME, //// check | …)",
+    re.compile(r"\{\{\s*install_command\s*\}\}"): f"embed the install line: {blocks.INSTALL_EMBED}",
+}
 
 
 class Unread(Treeprocessor):
@@ -181,7 +196,9 @@ class Unread(Treeprocessor):
 
 
 def refuse_former(markdown: str, page: Page) -> None:
-    """The marker syntax before these blocks (raw <div class="autograd-…"> and {{ train_widget }}) fails the build."""
-    m = FORMER.search(markdown)
-    if m:
-        raise PageError(f"{where(page, m[0])}: {m[0]!r}: write it as a block (/// widget | NAME, //// check | …)")
+    """The marker syntax before these blocks (raw <div class="autograd-…">, {{ train_widget }}, {{ install_command }})
+    fails the build."""
+    for former, instead in FORMER.items():
+        m = former.search(markdown)
+        if m:
+            raise PageError(f"{where(page, m[0])}: {m[0]!r}: {instead}")
