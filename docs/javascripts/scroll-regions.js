@@ -11,11 +11,15 @@
 // links. (Their size is set by the code's line height, the case WCAG 2.5.8 exempts from its 24 px
 // target size; axe, as Lighthouse runs it, checks the targets in the tab order.)
 //
-// None of this is on the page's critical path: boxes near the viewport are taken up as they come near
-// (an IntersectionObserver), the rest a few at a time while the browser is idle, so no task of ours at
-// load grows with the page. A box taken up is measured by a ResizeObserver, whose callback the browser
-// calls right after laying the page out (measuring there lays nothing out again), and again whenever it
-// or its content changes size (a font arriving, a window turned, a closed note opened).
+// None of this is on the page's critical path, and none of it makes a long task: the observers' callbacks
+// only measure and queue, and the work is done in slices of at most 10 ms of tasks of our own
+// (slices.js), so no task of ours at load grows with the page. Boxes near the viewport are taken up as
+// they come near (an IntersectionObserver), the rest a few at a time while the browser is idle. A box
+// taken up is measured by a ResizeObserver, whose callback the browser calls right after laying the page
+// out (measuring there lays nothing out again), and again whenever it or its content changes size (a
+// font arriving, a window turned, a closed note opened).
+
+import { Slices } from "./slices.js";
 
 /** Each kind of box, and what one this script makes focusable is called, so a screen reader says what the
  * stop is; a box that opted in (data-scroll-region), or has a role of its own, is named by its owner.
@@ -77,17 +81,18 @@ function mark(el, scrolls) {
   }
 }
 
-// Measure the boxes reported (a child reported stands for its box), all of them before changing any:
-// interleaving would lay the page out again for each box. A box the page does not show (in a closed
-// <details>, a hidden tab) keeps what it has; it is reported again once shown and laid out.
+/** @type {Slices<[HTMLElement, boolean]>} */
+const marks = new Slices(([el, scrolls]) => mark(el, scrolls));
+
+// Measure the boxes reported (a child reported stands for its box), all of them before changing any: a
+// change made here would lay the page out again for the next box measured, by this observer or another,
+// inside the browser's rendering. A box the page does not show (in a closed <details>, a hidden tab)
+// keeps what it has; it is reported again once shown and laid out.
 const sizes = new ResizeObserver((entries) => {
   const reported = entries.map((entry) => /** @type {HTMLElement} */ (entry.target));
   const boxes = [...new Set(reported.map((el) => (taken.has(el) ? el : /** @type {HTMLElement} */ (el.parentElement))))];
   const shown = boxes.filter((el) => el.isConnected && (el.checkVisibility?.() ?? true));
-  const scrolls = shown.map((el) => el.scrollWidth > el.clientWidth + 1);
-  shown.forEach((el, k) => {
-    mark(el, scrolls[k]);
-  });
+  marks.add(...shown.map((el) => /** @type {[HTMLElement, boolean]} */ ([el, el.scrollWidth > el.clientWidth + 1])));
 });
 
 /** Watch a box for its size, and its content's (a formula's width changes when the math font arrives; a
@@ -109,13 +114,16 @@ function release(box) {
   for (const child of box.children) sizes.unobserve(child);
 }
 
+/** @type {Slices<HTMLElement>} */
+const soon = new Slices(take);
+
 // the boxes near the viewport, first
 const near = new IntersectionObserver(
   (entries) => {
     for (const entry of entries) {
       if (!entry.isIntersecting) continue;
       near.unobserve(entry.target);
-      take(/** @type {HTMLElement} */ (entry.target));
+      soon.add(/** @type {HTMLElement} */ (entry.target));
     }
   },
   { rootMargin: "50% 0px" },
@@ -166,25 +174,34 @@ function forget(root) {
 /** @param {Node} node  @returns {node is Element} */
 const isElement = (node) => node.nodeType === Node.ELEMENT_NODE;
 
-/** Start watching the document: once, from the site's entry (site.js). */
+/** What a change to the page's elements calls for. @param {MutationRecord} record */
+function follow(record) {
+  for (const node of record.removedNodes) {
+    if (!isElement(node)) continue;
+    if (taken.has(/** @type {HTMLElement} */ (record.target))) sizes.unobserve(node);
+    forget(node);
+  }
+  for (const node of record.addedNodes) {
+    if (!isElement(node) || !node.isConnected) continue;
+    unnameToolbars(node);
+    const parent = node.parentElement;
+    if (parent && taken.has(parent) && !parent.matches(CODE)) sizes.observe(node);
+    else watch(node);
+  }
+}
+/** @type {Slices<MutationRecord | ParentNode>} */
+const changes = new Slices((change) => {
+  if (change instanceof MutationRecord) follow(change);
+  else {
+    unnameToolbars(change);
+    watch(change);
+  }
+});
+
+/** Start watching the document: once, from the site's entry (site.js). The document as it is is looked
+ * at in a task of our own, after the theme's start; what is added later, as it comes. */
 export function watchScrollRegions() {
-  unnameToolbars(document);
-  watch(document);
   // added elements that are (or hold, or sit in) a toolbar or a scroll box, not every widget redraw
-  new MutationObserver((records) => {
-    for (const record of records) {
-      for (const node of record.removedNodes) {
-        if (!isElement(node)) continue;
-        if (taken.has(/** @type {HTMLElement} */ (record.target))) sizes.unobserve(node);
-        forget(node);
-      }
-      for (const node of record.addedNodes) {
-        if (!isElement(node)) continue;
-        unnameToolbars(node); // at once, before anything can see it; measuring waits for the layout
-        const parent = node.parentElement;
-        if (parent && taken.has(parent) && !parent.matches(CODE)) sizes.observe(node);
-        else watch(node);
-      }
-    }
-  }).observe(document.body, { childList: true, subtree: true });
+  new MutationObserver((records) => changes.add(...records)).observe(document.body, { childList: true, subtree: true });
+  changes.add(document);
 }

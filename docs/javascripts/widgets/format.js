@@ -1,4 +1,5 @@
 import { h } from "../dom.js";
+import { Slices } from "../slices.js";
 
 // Numbers as every widget shows them; microgpt/course/diagrams.py's fmt() is the same rule, except on
 // an exact tie at the fourth decimal (0.03125: Python rounds half to even, 0.0312; toFixed up, 0.0313).
@@ -47,13 +48,19 @@ export function keepFocus(root, preferred) {
 // really overflows, with a visible "scroll sideways" note under it.
 //
 // Boxes are measured only in a ResizeObserver's callback, which the browser calls right after it has
-// laid the page out, and all of them before any is changed: measuring a box right after changing
-// another would make the browser lay the whole page out again, once per box, while the page loads.
+// laid the page out, so reading a size there lays nothing out again; and only the boxes it reports (a
+// graph reported stands for its box). What the sizes call for is done afterwards, in slices of a task of
+// their own (slices.js): changed in the callback, the next box measured, by this observer or another,
+// would make the browser lay the whole page out again inside its rendering, while the page loads.
 /** @type {Map<HTMLElement, HTMLElement>} */
 const notes = new Map(); // each watched box -> its "scroll sideways" note
 
-/** @param {HTMLElement} box  @param {boolean} over */
-function mark(box, over) {
+/** @param {[HTMLElement, boolean]} measured  a box, and whether it overflows */
+function mark([box, over]) {
+  if (!box.isConnected) {
+    notes.delete(box);
+    return;
+  }
   box.toggleAttribute("data-overflow", over);
   const note = notes.get(box);
   if (note) note.hidden = !over;
@@ -67,14 +74,13 @@ function mark(box, over) {
     box.removeAttribute("aria-label");
   }
 }
+/** @type {Slices<[HTMLElement, boolean]>} */
+const marks = new Slices(mark);
 
-const sizes = new ResizeObserver(() => {
-  for (const box of notes.keys()) if (!box.isConnected) notes.delete(box);
-  const boxes = [...notes.keys()];
-  const over = boxes.map((box) => box.scrollWidth > box.clientWidth + 1);
-  boxes.forEach((box, k) => {
-    mark(box, over[k]);
-  });
+const sizes = new ResizeObserver((entries) => {
+  const reported = entries.map((entry) => /** @type {HTMLElement} */ (entry.target));
+  const boxes = new Set(reported.map((el) => (notes.has(el) ? el : /** @type {HTMLElement} */ (el.parentElement))));
+  marks.add(...[...boxes].filter((box) => notes.has(box)).map((box) => /** @type {[HTMLElement, boolean]} */ ([box, box.scrollWidth > box.clientWidth + 1])));
 });
 
 // Scroll a box that scrolls sideways (never the page) just far enough to show els: all of them if they
