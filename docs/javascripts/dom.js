@@ -21,7 +21,8 @@ function fill(el, attrs, children) {
     else if (value !== false && value !== null && value !== undefined) el.setAttribute(name, String(value));
   }
   for (const child of children.flat()) {
-    if (child !== null && child !== undefined && child !== false) el.append(typeof child === "number" ? String(child) : child);
+    if (child !== null && child !== undefined && child !== false)
+      el.append(typeof child === "number" ? String(child) : child);
   }
   return el;
 }

@@ -90,7 +90,9 @@ const marks = new Slices(([el, scrolls]) => mark(el, scrolls));
 // keeps what it has; it is reported again once shown and laid out.
 const sizes = new ResizeObserver((entries) => {
   const reported = entries.map((entry) => /** @type {HTMLElement} */ (entry.target));
-  const boxes = [...new Set(reported.map((el) => (taken.has(el) ? el : /** @type {HTMLElement} */ (el.parentElement))))];
+  const boxes = [
+    ...new Set(reported.map((el) => (taken.has(el) ? el : /** @type {HTMLElement} */ (el.parentElement)))),
+  ];
   const shown = boxes.filter((el) => el.isConnected && (el.checkVisibility?.() ?? true));
   marks.add(...shown.map((el) => /** @type {[HTMLElement, boolean]} */ ([el, el.scrollWidth > el.clientWidth + 1])));
 });
@@ -132,8 +134,8 @@ const near = new IntersectionObserver(
 /** @type {(work: (deadline: { timeRemaining: () => number }) => void) => void} */
 const whenIdle =
   "requestIdleCallback" in window
-  ? (work) => requestIdleCallback(work, { timeout: 2000 })
-  : (work) => setTimeout(() => work({ timeRemaining: () => 8 }), 50);
+    ? (work) => requestIdleCallback(work, { timeout: 2000 })
+    : (work) => setTimeout(() => work({ timeRemaining: () => 8 }), 50);
 let scheduled = false;
 
 /** The rest, a few at a time while the browser has nothing else to do. */

@@ -2,7 +2,7 @@
 is, and which parts of a built page are running text. tests/site/test_site_density.py holds the pages to it."""
 
 import pytest
-from prose_density import WORD, density, running_text, sentences, words
+from prose_density import WORD, density, reading_length, running_text, sentences, words
 
 # ---------------------------------------------------------------------------- splitting sentences
 
@@ -97,8 +97,6 @@ def test_inline_code_and_math_are_one_word_and_display_math_is_left_out():
         '<p class="mg-marks"><span class="mg-mark">Output (checked by the tests)</span></p>',
         '<form class="autograd-check"><p class="autograd-check__title">Check yourself</p>'
         '<div class="autograd-check__explain" hidden=""><p>The answer, explained.</p></div></form>',
-        '<details class="note"><summary>Numbers on this page that no block computes</summary>'
-        "<ul><li><strong>1e-8</strong>: Adam's eps</li></ul></details>",
         '<div class="jp-Cell jp-CodeCell"><p>A code cell.</p></div>',
     ],
 )
@@ -126,3 +124,27 @@ def test_density_counts_long_sentences_and_the_average():
     measured = density(article(f"<p>Short one here. {long}</p>"))
     assert (measured.sentences, measured.words, len(measured.long)) == (2, 44, 1)
     assert measured.average == 22.0
+
+
+# ---------------------------------------------------------------------------- how long a page reads
+
+
+def test_reading_length_counts_headings_tables_and_self_check_answers_but_not_code_or_formulas():
+    html = article(
+        "<h2>A heading</h2>"
+        "<p>Two words.</p>"
+        '<div class="language-python highlight"><pre><code>print(1)\n</code></pre></div>'
+        '<math display="block"><mi>x</mi></math>'
+        "<table><tr><th>name</th><th>value</th></tr><tr><td>a cell</td><td><code>x.grad</code></td></tr></table>"
+        '<form class="autograd-check"><div class="autograd-check__explain" hidden=""><p>The answer, explained.</p>'
+        "</div></form>"
+        '<details class="note"><summary>Aside</summary><p>Collapsed but read.</p></details>'
+    )
+    # 2 (heading) + 2 + (name, value, a, cell, one code span) 5 + 3 + (Aside) 1 + 3
+    assert reading_length(html) == 16
+
+
+def test_reading_length_leaves_the_density_measure_as_it_was():
+    html = article("<table><tr><td><p>A cell.</p></td></tr></table><p>Kept.</p>")
+    assert running_text(html) == ["Kept."]
+    assert reading_length(html) == 3

@@ -83,20 +83,19 @@ def test_highlighted_steps_show_the_engines_own_lines(built_site):
     assert [engine[int(n) - 1].strip() for n in highlighted][:2] == ["self.grad = 1", "for v in reversed(topo):"]
 
 
-def test_every_exempt_number_is_listed_with_its_reason_on_its_page(built_site):
-    listed = 0
+def test_no_page_shows_its_exempt_numbers_or_their_reasons(built_site):
+    exempt_pages = 0
     for page in DOCS:
         meta, problems = prose_numbers.front_matter(page.read_text(encoding="utf-8"), str(page))
         assert problems == []
         exempt = meta.get("unchecked_numbers") or {}
         if not exempt:
             continue
+        exempt_pages += 1
         text = html.unescape(site_page(built_site, page))  # a reason may hold quotes: compare as text
-        assert "Numbers on this page that no block computes" in text, page.name
         for number, reason in exempt.items():
-            assert f"<strong>{number}</strong>: {reason}" in text, (page.name, number)
-            listed += 1
-    assert listed > 0  # the check has something to look at
+            assert str(reason) not in text, (page.name, number)
+    assert exempt_pages > 0  # the check has something to look at
 
 
 def test_no_build_code_is_published(built_site):

@@ -1,8 +1,11 @@
-"""Every page reads in short sentences: at most 20 words a sentence on average, at most one over 40.
+"""Every page reads in short sentences (at most 20 words a sentence on average, at most one over 40), and the
+course is short: the site, each page and the glossary within their budgets of words as read
+(prose_density.SITE_WORDS, PAGE_WORDS, GLOSSARY_WORDS).
 
 The measure (tests/prose_density.py, its own tests in tests/package/test_prose_density.py) reads the built site:
-the running text of each page's article, with code, tables, display math, figures, the unchecked-numbers
-note and the self-checks' answers left out, and an inline code span or formula one word.
+for density, the running text of each page's article, with code, tables, display math, figures and the
+self-checks' answers left out, and an inline code span or formula one word; for length, tables' text and
+the answers too.
 `python -m tests.prose_density site/` prints every page's figures; with a second built site, both side by side.
 """
 
@@ -48,3 +51,18 @@ def test_the_readme_averages_at_most_20_words_a_sentence_and_has_at_most_one_ove
 
 def test_the_measure_reads_every_page_the_site_builds(built_site):
     assert set(prose_density.pages(built_site)) == set(PAGES + NOTEBOOKS)
+
+
+@pytest.mark.parametrize("name", PAGES + NOTEBOOKS)
+def test_a_page_reads_in_at_most_its_budget_of_words(built_site, name):
+    length = prose_density.reading_length(built(built_site, name))
+    budget = prose_density.budget(name)
+    assert length >= 100, f"{name}: the measure read only {length} words; is it reading the article?"
+    assert length <= budget, f"{name}: {length:,} words as read, over its {budget:,}"
+
+
+def test_the_whole_course_reads_in_at_most_its_budget_of_words(built_site):
+    lengths = {name: prose_density.reading_length(built(built_site, name)) for name in PAGES + NOTEBOOKS}
+    longest = ", ".join(f"{name} {n:,}" for name, n in sorted(lengths.items(), key=lambda kv: -kv[1])[:5])
+    total = sum(lengths.values())
+    assert total <= prose_density.SITE_WORDS, f"{total:,} words as read, over {prose_density.SITE_WORDS:,}; longest: {longest}"

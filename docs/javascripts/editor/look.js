@@ -8,13 +8,19 @@ import { tagHighlighter, tags as t } from "@lezer/highlight";
 /** Python's tokens -> the classes extra.css colours as Material colours Pygments' (keyword, string, ...). */
 export const highlighting = syntaxHighlighting(
   tagHighlighter([
-    { tag: [t.keyword, t.controlKeyword, t.definitionKeyword, t.moduleKeyword, t.operatorKeyword], class: "mg-hl-keyword" },
+    {
+      tag: [t.keyword, t.controlKeyword, t.definitionKeyword, t.moduleKeyword, t.operatorKeyword],
+      class: "mg-hl-keyword",
+    },
     { tag: [t.string, t.docString], class: "mg-hl-string" },
     { tag: [t.special(t.string), t.escape], class: "mg-hl-special" },
     { tag: [t.number, t.integer, t.float], class: "mg-hl-number" },
     { tag: [t.bool, t.null, t.self, t.standard(t.variableName)], class: "mg-hl-constant" },
     { tag: [t.comment, t.lineComment], class: "mg-hl-comment" },
-    { tag: [t.function(t.definition(t.variableName)), t.definition(t.className), t.className], class: "mg-hl-function" },
+    {
+      tag: [t.function(t.definition(t.variableName)), t.definition(t.className), t.className],
+      class: "mg-hl-function",
+    },
     { tag: [t.operator, t.derefOperator], class: "mg-hl-operator" },
     { tag: [t.punctuation, t.paren, t.squareBracket, t.brace, t.separator], class: "mg-hl-punctuation" },
   ]),
@@ -40,6 +46,11 @@ export const look = EditorView.theme({
     borderRight: "1px solid var(--md-default-fg-color--lightest)",
   },
   ".cm-activeLine": { backgroundColor: "var(--md-code-hl-color--light)" },
-  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground": { backgroundColor: "var(--md-accent-fg-color--transparent)" },
-  ".cm-matchingBracket": { backgroundColor: "var(--md-code-hl-color--light)", outline: "1px solid var(--md-default-fg-color--lighter)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground": {
+    backgroundColor: "var(--md-accent-fg-color--transparent)",
+  },
+  ".cm-matchingBracket": {
+    backgroundColor: "var(--md-code-hl-color--light)",
+    outline: "1px solid var(--md-default-fg-color--lighter)",
+  },
 });

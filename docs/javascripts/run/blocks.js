@@ -242,15 +242,17 @@ export function mountBlocks(root) {
   const blocks = boxes.map(
     (el) =>
       mounted.get(el) ??
-      /** @type {Block} */ (/** @type {unknown} */ ({
-        el,
-        n: /** @type {string} */ (el.dataset.mgRun),
-        page: location.pathname,
-        original: (codeOf(highlightOf(el)).textContent ?? "").replace(/\n+$/, ""),
-        chain: [],
-        editor: null,
-        editing: false,
-      })),
+      /** @type {Block} */ (
+        /** @type {unknown} */ ({
+          el,
+          n: /** @type {string} */ (el.dataset.mgRun),
+          page: location.pathname,
+          original: (codeOf(highlightOf(el)).textContent ?? "").replace(/\n+$/, ""),
+          chain: [],
+          editor: null,
+          editing: false,
+        })
+      ),
   );
   blocks.forEach((block, i) => {
     let head = i;

@@ -19,7 +19,9 @@ export const endOfPart = (k, n) => `# ---- end of part ${k} of ${n} (an earlier 
  * @param {Block[]} chain */
 export function chainText(chain) {
   const parts = chain.map((block) => block.original);
-  return parts.map((code, k) => (k < parts.length - 1 ? `${code}\n${endOfPart(k + 1, parts.length)}\n` : `${code}\n`)).join("");
+  return parts
+    .map((code, k) => (k < parts.length - 1 ? `${code}\n${endOfPart(k + 1, parts.length)}\n` : `${code}\n`))
+    .join("");
 }
 
 /**

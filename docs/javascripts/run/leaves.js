@@ -5,7 +5,9 @@ import { getPython } from "./python.js";
 
 /** The last line of a Python traceback ("ValueError: ..."), or the error's message. @param {unknown} err */
 function lastLine(err) {
-  const lines = String(/** @type {{ message?: string }} */ (err)?.message ?? err).trim().split("\n");
+  const lines = String(/** @type {{ message?: string }} */ (err)?.message ?? err)
+    .trim()
+    .split("\n");
   return lines[lines.length - 1];
 }
 

@@ -11,7 +11,8 @@ export function setStatus(ui, message, fraction) {
   ui.message.textContent = message;
   ui.spoken.textContent = "";
   ui.progress.hidden = fraction === undefined;
-  if (fraction === null) ui.progress.removeAttribute("value"); // indeterminate
+  if (fraction === null)
+    ui.progress.removeAttribute("value"); // indeterminate
   else if (fraction !== undefined) ui.progress.value = fraction;
 }
 
@@ -73,7 +74,10 @@ export function showResult(block, result, { seconds, edited }) {
   ui.verdict.dataset.verdict = verdict?.kind ?? "";
   ui.verdictIcon.textContent = verdict?.icon ?? "";
   const lead = verdict?.lead ?? "";
-  ui.verdictText.replaceChildren(...(lead ? [h("strong", {}, lead), " "] : []), (verdict?.words ?? "").slice(lead.length).trim());
+  ui.verdictText.replaceChildren(
+    ...(lead ? [h("strong", {}, lead), " "] : []),
+    (verdict?.words ?? "").slice(lead.length).trim(),
+  );
   ui.spoken.textContent = verdict ? ` ${verdict.words}` : ""; // the status region says what the verdict shows
   markLines(block, marksOf(result));
 }
@@ -96,5 +100,10 @@ export function showStopped(block, ready) {
   markLines(block, []);
   ui.verdict.hidden = true;
   if (!ui.output.hidden) ui.output.dataset.stale = "true";
-  setStatus(ui, ready ? "Stopped. A fresh Python is ready for the next Run." : "Stopped. A fresh Python is starting for the next Run.");
+  setStatus(
+    ui,
+    ready
+      ? "Stopped. A fresh Python is ready for the next Run."
+      : "Stopped. A fresh Python is starting for the next Run.",
+  );
 }

@@ -52,7 +52,10 @@ function stopped(error, { part, parts, shownLine }) {
  * and the verdict ends it with one full stop (a line that introduces the message below ends in a colon).
  * @param {string} text */
 function headline(text) {
-  return text.split("\n")[0].replace(/^[✓✗]\s*/, "").replace(/[:.]\s*$/, "");
+  return text
+    .split("\n")[0]
+    .replace(/^[✓✗]\s*/, "")
+    .replace(/[:.]\s*$/, "");
 }
 
 /** The verdict on a run, or null when there is nothing to judge it by.
@@ -65,14 +68,26 @@ export function verdictOf(result, context) {
   const pieces = result.yours.length ? `Your own pieces were used: ${names(result.yours)}.` : "";
   if (context.expected === null) return pieces ? verdict("pieces", "ⓘ", "", pieces) : null;
   if (trimNewlines(result.stdout) === trimNewlines(context.expected)) {
-    const lead = context.edited ? "Same as the checked output below, with your edits." : "Same as the checked output below.";
+    const lead = context.edited
+      ? "Same as the checked output below, with your edits."
+      : "Same as the checked output below.";
     return verdict("same", "✓", lead, pieces);
   }
   if (context.edited) {
-    return verdict("edited", "✎", "", `Differs from the checked output below, because you changed the code. ${pieces}`.trim());
+    return verdict(
+      "edited",
+      "✎",
+      "",
+      `Differs from the checked output below, because you changed the code. ${pieces}`.trim(),
+    );
   }
   if (pieces) {
-    return verdict("yours", "ⓘ", "", `${pieces} The checked output below is what a fresh Python prints with the page's solutions.`);
+    return verdict(
+      "yours",
+      "ⓘ",
+      "",
+      `${pieces} The checked output below is what a fresh Python prints with the page's solutions.`,
+    );
   }
   return verdict("mismatch", "✗", "Not the same as the checked output below.", "");
 }

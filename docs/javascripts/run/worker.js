@@ -7,7 +7,8 @@ let pyodide = null;
 /** @type {any} microgpt.course.runner, a Python module (its functions are typed in Python) */
 let runner = null; // microgpt.course.runner, once Python is up: it runs the blocks and says how it went
 
-const progress = (/** @type {string} */ message, /** @type {number | null} */ fraction) => postMessage({ progress: message, fraction });
+const progress = (/** @type {string} */ message, /** @type {number | null} */ fraction) =>
+  postMessage({ progress: message, fraction });
 
 /** @param {URL} url */
 async function fetchOk(url) {
@@ -59,7 +60,9 @@ const OPS = {
   liveEnd: () => runner.live_end(),
 };
 
-self.onmessage = async (/** @type {MessageEvent<{ id: number, op: string, args: object }>} */ { data: { id, op, args } }) => {
+self.onmessage = async (
+  /** @type {MessageEvent<{ id: number, op: string, args: object }>} */ { data: { id, op, args } },
+) => {
   try {
     postMessage({ id, result: await OPS[op](args) });
   } catch (err) {

@@ -31,10 +31,12 @@ const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 const isPowerOf10 = (/** @type {number} */ v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
 /** A log axis with its labels, ticks and grid lines at the powers of ten only. */
 const decades = (/** @type {Axis} */ axis) => {
-  const filter = (/** @type {UPlot} */ _u, /** @type {number[]} */ splits) => splits.map((v) => (isPowerOf10(v) ? v : null));
+  const filter = (/** @type {UPlot} */ _u, /** @type {number[]} */ splits) =>
+    splits.map((v) => (isPowerOf10(v) ? v : null));
   return { ...axis, size: 54, filter, grid: { ...axis.grid, filter }, ticks: { ...axis.ticks, filter } };
 };
-const colour = (/** @type {Element} */ el, /** @type {string} */ name) => () => getComputedStyle(el).getPropertyValue(name).trim();
+const colour = (/** @type {Element} */ el, /** @type {string} */ name) => () =>
+  getComputedStyle(el).getPropertyValue(name).trim();
 
 /** @param {Element} el  @param {string} yLabel  @param {Axis["values"]} [yValues]  @returns {Axis[]} */
 function axes(el, yLabel, yValues) {
@@ -96,7 +98,12 @@ function levelLine(el, level) {
 /** Loss against step: each step's loss (faint), its running mean, the held-out loss, and ln V (dashed). */
 /** @param {UPlotClass} uPlot  @param {Element} el  @param {HTMLElement} target  @param {number} steps  @param {number} uniform */
 export function lossChart(uPlot, el, target, steps, uniform) {
-  const line = (/** @type {string} */ name, /** @type {number} */ width, more = {}) => ({ stroke: colour(el, name), width, points: { show: false }, ...more });
+  const line = (/** @type {string} */ name, /** @type {number} */ width, more = {}) => ({
+    stroke: colour(el, name),
+    width,
+    points: { show: false },
+    ...more,
+  });
   return chart(
     uPlot,
     target,
@@ -128,12 +135,17 @@ export function gradChart(uPlot, el, target, names, steps) {
       steps,
       height: 240,
       scales: { y: { distr: 3 } },
-      axes: axes(el, "gradient norm", (/** @type {UPlot} */ _u, /** @type {number[]} */ ticks) => ticks.map((t) => (t == null ? "" : t >= 1 ? String(t) : t.toPrecision(1)))).map(
-        (axis, i) => (i === 1 ? decades(axis) : axis),
-      ),
+      axes: axes(el, "gradient norm", (/** @type {UPlot} */ _u, /** @type {number[]} */ ticks) =>
+        ticks.map((t) => (t == null ? "" : t >= 1 ? String(t) : t.toPrecision(1))),
+      ).map((axis, i) => (i === 1 ? decades(axis) : axis)),
       series: names.map((name) => {
         const [kind, layer] = kindAndLayer(name);
-        return { stroke: colour(el, `--mg-train-${kind}`), width: 1.5, dash: DASHES[layer ?? 0], points: { show: false } };
+        return {
+          stroke: colour(el, `--mg-train-${kind}`),
+          width: 1.5,
+          dash: DASHES[layer ?? 0],
+          points: { show: false },
+        };
       }),
     },
     names.length,

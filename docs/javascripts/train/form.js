@@ -61,7 +61,8 @@ export function settingsForm(spec) {
   };
   // a refused field is checked again as the reader types (not on change: that comes with the click on Start,
   // and the message going away would move Start from under the pointer between press and release)
-  for (const f of fields) f.input.addEventListener("input", () => f.error.hidden || mark(f, problem(f.s, f.input.value)));
+  for (const f of fields)
+    f.input.addEventListener("input", () => f.error.hidden || mark(f, problem(f.s, f.input.value)));
   return {
     fieldset,
     read() {

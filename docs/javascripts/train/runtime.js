@@ -53,6 +53,8 @@ export function startPython(onProgress) {
 
 /** The last line of a Python traceback ("InputError: ..."), or the error's message. @param {unknown} err */
 export function lastLine(err) {
-  const lines = String(/** @type {{ message?: string }} */ (err)?.message ?? err).trim().split("\n");
+  const lines = String(/** @type {{ message?: string }} */ (err)?.message ?? err)
+    .trim()
+    .split("\n");
   return lines[lines.length - 1];
 }

@@ -22,13 +22,17 @@ function table(caption, rows) {
     body.append(h("tr", {}, h("th", { scope: "row" }, ...(mark ? [mark, " "] : []), label), value));
     return [key, value];
   });
-  return { el: h("table", { class: "mg-train__table" }, h("caption", {}, caption), body), cells: new Map(/** @type {[string, HTMLElement][]} */ (cells)) };
+  return {
+    el: h("table", { class: "mg-train__table" }, h("caption", {}, caption), body),
+    cells: new Map(/** @type {[string, HTMLElement][]} */ (cells)),
+  };
 }
 
 /** The summary of a run: {el, update(now), announce(text), samples(report)}. */
 /** @param {RunInfo} info */
 export function summary(info) {
-  const key = (/** @type {string} */ v) => h("span", { class: "mg-train__swatch", "aria-hidden": "true", style: `--swatch: var(--mg-train-${v})` });
+  const key = (/** @type {string} */ v) =>
+    h("span", { class: "mg-train__swatch", "aria-hidden": "true", style: `--swatch: var(--mg-train-${v})` });
   const run = table("The run so far", [
     ["step", "Step"],
     ["rate", "Steps per second"],
@@ -41,7 +45,14 @@ export function summary(info) {
   /** @type {HTMLElement} */ (run.cells.get("uniform")).textContent = f4(info.uniform);
   const grads = table(
     "Gradient norm of each matrix at the last step",
-    info.names.map((name) => /** @type {[string, HTMLElement, HTMLElement]} */ ([name, h("code", {}, name), swatch(kindAndLayer(name)[0], kindAndLayer(name)[1])])),
+    info.names.map(
+      (name) =>
+        /** @type {[string, HTMLElement, HTMLElement]} */ ([
+          name,
+          h("code", {}, name),
+          swatch(kindAndLayer(name)[0], kindAndLayer(name)[1]),
+        ]),
+    ),
   );
   const names = h("ul", { class: "mg-train__samples" });
   const losses = h("ol", { class: "mg-train__losses" });

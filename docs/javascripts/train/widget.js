@@ -37,7 +37,15 @@ import { summary } from "./summary.js";
 
 const FILE = "microgpt-train.ckpt.json";
 /** @type {Record<State, string>} */
-const PRIMARY = { idle: "Start", loading: "Starting…", running: "Pause", paused: "Resume", done: "Run again", error: "Try again", gone: "Start" };
+const PRIMARY = {
+  idle: "Start",
+  loading: "Starting…",
+  running: "Pause",
+  paused: "Resume",
+  done: "Run again",
+  error: "Try again",
+  gone: "Start",
+};
 
 /** @param {HTMLElement} el  @param {Spec} spec */
 function layout(el, spec) {
@@ -46,7 +54,11 @@ function layout(el, spec) {
     form,
     primary: h("button", { type: "submit", class: "md-button md-button--primary mg-train__primary" }),
     reset: h("button", { type: "button", class: "md-button mg-train__reset", hidden: true }, "Reset"),
-    download: h("button", { type: "button", class: "md-button mg-train__download", hidden: true }, "Download checkpoint"),
+    download: h(
+      "button",
+      { type: "button", class: "md-button mg-train__download", hidden: true },
+      "Download checkpoint",
+    ),
     problem: h("div", { class: "mg-train__problem", hidden: true }),
     plots: h("div", { class: "mg-train__plots", hidden: true }),
     progress: h("progress", { class: "mg-train__progress", max: 1, hidden: true, "aria-label": "Starting Python" }),
@@ -83,17 +95,28 @@ const DRAW_EVERY_MS = 250; // the charts and tables are redrawn at most this oft
 function show(w) {
   if (w.drawing) return;
   const wait = Math.max(0, DRAW_EVERY_MS - (performance.now() - (w.drawnAt ?? 0)));
-  w.drawing = setTimeout(() => requestAnimationFrame(() => {
-    w.drawing = null;
-    w.drawnAt = performance.now();
-    if (w.loss) draw(w);
-  }), wait);
+  w.drawing = setTimeout(
+    () =>
+      requestAnimationFrame(() => {
+        w.drawing = null;
+        w.drawnAt = performance.now();
+        if (w.loss) draw(w);
+      }),
+    wait,
+  );
 }
 
 /** @param {Widget} w */
 function draw(w) {
   const seconds = elapsed(w);
-  w.text.update({ step: w.done, steps: w.values.steps, rate: seconds > 0 ? w.done / seconds : 0, seconds, last: w.last, held: w.held });
+  w.text.update({
+    step: w.done,
+    steps: w.values.steps,
+    rate: seconds > 0 ? w.done / seconds : 0,
+    seconds,
+    last: w.last,
+    held: w.held,
+  });
   w.loss.setData([w.x, w.lossY, w.meanY, w.heldY, w.x.map(() => w.info.uniform)]);
   w.grads.setData([w.x, ...w.info.names.map((_, i) => w.gradY[i])]);
 }
@@ -196,14 +219,33 @@ function mountRun(w, uPlot, info) {
   Object.assign(w, { done: 0, ms: 0, last: null, held: null });
   const lossBox = h("div", { class: "mg-train__chart" });
   const gradBox = h("div", { class: "mg-train__chart" });
-  const label = (/** @type {string} */ text) => ({ role: "img", "aria-label": `${text} (the numbers are in the tables below).` });
+  const label = (/** @type {string} */ text) => ({
+    role: "img",
+    "aria-label": `${text} (the numbers are in the tables below).`,
+  });
   w.text = summary(info);
   w.ui.plots.replaceChildren(
     w.text.status,
-    h("figure", { class: "mg-train__figure" }, h("div", label("Chart of the loss at each step"), lossBox),
-      h("figcaption", {}, `Loss: each step's (faint), the mean of the last ${info.mean_window}, the held-out loss every ${w.spec.eval_every} steps (dots), and ln ${info.vocab_size} (dashed).`)),
-    h("figure", { class: "mg-train__figure" }, h("div", label("Chart of each matrix's gradient norm at each step"), gradBox),
-      h("figcaption", {}, "Gradient norm of each matrix, log scale: colour by matrix, dashes by layer (see the table).")),
+    h(
+      "figure",
+      { class: "mg-train__figure" },
+      h("div", label("Chart of the loss at each step"), lossBox),
+      h(
+        "figcaption",
+        {},
+        `Loss: each step's (faint), the mean of the last ${info.mean_window}, the held-out loss every ${w.spec.eval_every} steps (dots), and ln ${info.vocab_size} (dashed).`,
+      ),
+    ),
+    h(
+      "figure",
+      { class: "mg-train__figure" },
+      h("div", label("Chart of each matrix's gradient norm at each step"), gradBox),
+      h(
+        "figcaption",
+        {},
+        "Gradient norm of each matrix, log scale: colour by matrix, dashes by layer (see the table).",
+      ),
+    ),
     w.text.el,
   );
   w.ui.plots.hidden = false;
@@ -281,7 +323,9 @@ export function mountTrain(el) {
     primary(w);
   });
   w.ui.reset.addEventListener("click", () => reset(w));
-  w.ui.download.addEventListener("click", () => download(w).catch((err) => w.text.announce(`No checkpoint: ${lastLine(err)}`)));
+  w.ui.download.addEventListener("click", () =>
+    download(w).catch((err) => w.text.announce(`No checkpoint: ${lastLine(err)}`)),
+  );
   live.add(w);
 }
 

@@ -23,7 +23,7 @@ export function mountCheck(form) {
   function reveal(kind) {
     explain.hidden = false;
     if (choice) radios[Number(choice) - 1].closest("label")?.classList.add("autograd-choice--answer");
-    explain.focus();  // the explanation is what to read next
+    explain.focus(); // the explanation is what to read next
     form.dataset.result = kind;
   }
   /** @param {HTMLInputElement} el */
@@ -50,14 +50,14 @@ export function mountCheck(form) {
     const given = parseDecimal(input.value);
     input.toggleAttribute("aria-invalid", given === null);
     if (given === null) {
-        say("invalid", "", decimalProblem(input.value));
-        return retry(input);
-      }
+      say("invalid", "", decimalProblem(input.value));
+      return retry(input);
+    }
     const answer = Number(String(form.dataset.answer).replace("−", "-"));
     if (Math.abs(given - answer) <= Number(form.dataset.tolerance)) {
-        say("right", "✓", "Right.");
-        return reveal("right");
-      }
+      say("right", "✓", "Right.");
+      return reveal("right");
+    }
     say("wrong", "✗", `Not ${input.value.trim()}. Try again, or open the hint.`);
     retry(input);
   });

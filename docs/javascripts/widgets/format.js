@@ -13,7 +13,8 @@ export function fmt(x) {
 // A number as a reader types it: digits, an optional point, an optional - or − sign. Nothing else:
 // no 0x0A, no 1e1, no 1,0. tools/mgsite/mgsite/graphs.py's PLAIN_DECIMAL is the same pattern.
 const PLAIN_DECIMAL = /^[-−]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
-export const DECIMAL_HELP = "Type a number in plain decimal notation: digits, an optional minus sign and decimal point, such as 2.5 or −3.";
+export const DECIMAL_HELP =
+  "Type a number in plain decimal notation: digits, an optional minus sign and decimal point, such as 2.5 or −3.";
 
 /** @param {string} text */
 export function parseDecimal(text) {
@@ -80,7 +81,11 @@ const marks = new Slices(mark);
 const sizes = new ResizeObserver((entries) => {
   const reported = entries.map((entry) => /** @type {HTMLElement} */ (entry.target));
   const boxes = new Set(reported.map((el) => (notes.has(el) ? el : /** @type {HTMLElement} */ (el.parentElement))));
-  marks.add(...[...boxes].filter((box) => notes.has(box)).map((box) => /** @type {[HTMLElement, boolean]} */ ([box, box.scrollWidth > box.clientWidth + 1])));
+  marks.add(
+    ...[...boxes]
+      .filter((box) => notes.has(box))
+      .map((box) => /** @type {[HTMLElement, boolean]} */ ([box, box.scrollWidth > box.clientWidth + 1])),
+  );
 });
 
 // Scroll a box that scrolls sideways (never the page) just far enough to show els: all of them if they
@@ -101,7 +106,11 @@ export function revealInside(box, els) {
 /** @param {HTMLElement} box */
 export function watchScroll(box) {
   if (notes.has(box)) return;
-  const note = h("p", { class: "autograd-scroll-hint", hidden: true }, "⇆ Scroll sideways (or focus the graph and use the arrow keys) to see all of it.");
+  const note = h(
+    "p",
+    { class: "autograd-scroll-hint", hidden: true },
+    "⇆ Scroll sideways (or focus the graph and use the arrow keys) to see all of it.",
+  );
   box.after(note);
   notes.set(box, note);
   // the box keeps its width while a redraw makes the graph inside it wider or narrower: watch both.

@@ -33,22 +33,44 @@ let uid = 0;
 
 /** @param {string} id  @param {string} cls */
 function marker(id, cls) {
-  return svg("marker", {
-    id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 10, markerHeight: 10,
-    markerUnits: "userSpaceOnUse", orient: "auto-start-reverse",
-  }, svg("path", { d: "M0,0L10,5L0,10z", class: cls }));
+  return svg(
+    "marker",
+    {
+      id,
+      viewBox: "0 0 10 10",
+      refX: 10,
+      refY: 5,
+      markerWidth: 10,
+      markerHeight: 10,
+      markerUnits: "userSpaceOnUse",
+      orient: "auto-start-reverse",
+    },
+    svg("path", { d: "M0,0L10,5L0,10z", class: cls }),
+  );
 }
 
 /** @param {Trace} trace  @returns {GraphView} */
 export function drawGraph(trace) {
   const id = `ag${++uid}`;
-  const W = trace.node_w, H = trace.node_h;
+  const W = trace.node_w,
+    H = trace.node_h;
   const nodes = Object.fromEntries(trace.nodes.map((n) => [n.id, n]));
   const picture = svg("svg", {
-    class: "autograd-svg", width: trace.width, height: trace.height, viewBox: `0 0 ${trace.width} ${trace.height}`,
-    role: "img", "aria-label": `Computation graph of ${trace.title}`,
+    class: "autograd-svg",
+    width: trace.width,
+    height: trace.height,
+    viewBox: `0 0 ${trace.width} ${trace.height}`,
+    role: "img",
+    "aria-label": `Computation graph of ${trace.title}`,
   });
-  picture.append(svg("defs", {}, marker(`${id}-arrow`, "ag-arrowhead"), marker(`${id}-arrow-active`, "ag-arrowhead ag-arrowhead--active")));
+  picture.append(
+    svg(
+      "defs",
+      {},
+      marker(`${id}-arrow`, "ag-arrowhead"),
+      marker(`${id}-arrow-active`, "ag-arrowhead ag-arrowhead--active"),
+    ),
+  );
   /** @type {Record<string, EdgeView>} */
   const edgeEls = {};
   /** @type {Record<string, NodeView>} */
@@ -57,19 +79,32 @@ export function drawGraph(trace) {
     const path = svg("path", { d: e.path, class: "ag-edge" });
     const label = svg("text", { x: e.lx, y: e.ly, "text-anchor": "middle", class: "ag-edge-label" }, "");
     const key = `${e.node}-${e.index}`;
-    const g = svg("g", { class: "ag-edge-group", "data-edge": key },
-      svg("title", {}, `∂${nodes[e.node].label}/∂${nodes[e.child].label} = ${fmt(e.local_grad)}`), path, label);
+    const g = svg(
+      "g",
+      { class: "ag-edge-group", "data-edge": key },
+      svg("title", {}, `∂${nodes[e.node].label}/∂${nodes[e.child].label} = ${fmt(e.local_grad)}`),
+      path,
+      label,
+    );
     edgeEls[key] = { g, path, label, edge: e };
     picture.append(g);
   }
   for (const n of trace.nodes) {
     const top = n.y - H / 2;
-    const line = (/** @type {number} */ k, /** @type {string} */ cls, /** @type {string} */ s) => svg("text", { x: n.x, y: top + 19 + 17 * k, "text-anchor": "middle", class: cls }, s);
-    const data = line(1, "ag-data", ""), grad = line(2, "ag-grad", "");
+    const line = (/** @type {number} */ k, /** @type {string} */ cls, /** @type {string} */ s) =>
+      svg("text", { x: n.x, y: top + 19 + 17 * k, "text-anchor": "middle", class: cls }, s);
+    const data = line(1, "ag-data", ""),
+      grad = line(2, "ag-grad", "");
     const badge = svg("text", { x: n.x - W / 2, y: top - 6, class: "ag-badge" }, "visiting");
-    const g = svg("g", { class: `ag-node-group${n.const ? " ag-const" : ""}`, "data-node": n.id },
+    const g = svg(
+      "g",
+      { class: `ag-node-group${n.const ? " ag-const" : ""}`, "data-node": n.id },
       svg("rect", { x: n.x - W / 2, y: top, width: W, height: H, rx: 7, class: "ag-node" }),
-      line(0, "ag-expr", n.const ? `${n.label} (constant)` : n.expr), data, grad, badge);
+      line(0, "ag-expr", n.const ? `${n.label} (constant)` : n.expr),
+      data,
+      grad,
+      badge,
+    );
     nodeEls[n.id] = { g, data, grad };
     picture.append(g);
   }
@@ -109,24 +144,42 @@ export function paint(view, trace, state) {
 export function withLayout(fresh, laid) {
   const pos = Object.fromEntries(laid.nodes.map((n) => [n.id, n]));
   const geo = Object.fromEntries(laid.edges.map((e) => [`${e.node}-${e.index}`, e]));
-  const same = fresh.nodes.length === laid.nodes.length && fresh.edges.length === laid.edges.length &&
-    fresh.nodes.every((n) => pos[n.id]) && fresh.edges.every((e) => geo[`${e.node}-${e.index}`]);
+  const same =
+    fresh.nodes.length === laid.nodes.length &&
+    fresh.edges.length === laid.edges.length &&
+    fresh.nodes.every((n) => pos[n.id]) &&
+    fresh.edges.every((e) => geo[`${e.node}-${e.index}`]);
   if (!same) throw new Error(`the trace for ${fresh.name} does not have the graph this widget drew`);
   return {
-    ...fresh, width: laid.width, height: laid.height, node_w: laid.node_w, node_h: laid.node_h,
+    ...fresh,
+    width: laid.width,
+    height: laid.height,
+    node_w: laid.node_w,
+    node_h: laid.node_h,
     nodes: fresh.nodes.map((n) => ({ ...n, x: pos[n.id].x, y: pos[n.id].y })),
-    edges: fresh.edges.map((e) => { const g = geo[`${e.node}-${e.index}`]; return { ...e, path: g.path, lx: g.lx, ly: g.ly }; }),
+    edges: fresh.edges.map((e) => {
+      const g = geo[`${e.node}-${e.index}`];
+      return { ...e, path: g.path, lx: g.lx, ly: g.ly };
+    }),
   };
 }
 
 // What the pictures mean; the same words under every graph.
 /** @param {HTMLElement[]} [extra] */
 export function legend(extra = []) {
-  const item = (/** @type {string} */ cls, /** @type {string} */ key, /** @type {string} */ text) => h("li", {}, h("span", { class: `ag-key ${cls}`, "aria-hidden": "true" }, key), " ", text);
-  return h("ul", { class: "autograd-legend", "aria-label": "Legend" },
+  const item = (/** @type {string} */ cls, /** @type {string} */ key, /** @type {string} */ text) =>
+    h("li", {}, h("span", { class: `ag-key ${cls}`, "aria-hidden": "true" }, key), " ", text);
+  return h(
+    "ul",
+    { class: "autograd-legend", "aria-label": "Legend" },
     item("ag-key--const", "", "dashed box: a constant the op made for a plain number"),
     item("ag-key--active", "", "thick box and arrow: what this step changed"),
     item("ag-key--tag", "visiting", "the node whose children receive grad now"),
-    item("ag-key--arrow", "→ ←", "arrows point the way values flow: data to the parent, then grad back to the children"),
-    ...extra);
+    item(
+      "ag-key--arrow",
+      "→ ←",
+      "arrows point the way values flow: data to the parent, then grad back to the children",
+    ),
+    ...extra,
+  );
 }

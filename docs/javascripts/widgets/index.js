@@ -26,7 +26,9 @@ const mounted = new WeakSet();
 export function mountAll() {
   const loads = [];
   for (const [selector, load] of MOUNTS) {
-    const found = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(selector))].filter((el) => !mounted.has(el));
+    const found = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(selector))].filter(
+      (el) => !mounted.has(el),
+    );
     if (!found.length) continue;
     for (const el of found) mounted.add(el);
     const mounting = load().then((mount) => {

@@ -25,18 +25,41 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
   let inputs = [];
   const fields = h("span", { class: "autograd-leaves__fields" });
   const apply = h("button", { type: "submit", class: "ag-btn ag-btn--primary", "data-action": "apply" }, "Apply");
-  const original = h("button", { type: "button", class: "ag-btn", "data-action": "original", onclick: () => {
-    onOriginal();
-    say("ok", "Back to the page's values.");
-  } }, "Page values");
-  const status = h("p", { class: "autograd-leaves__status", role: "status", "aria-live": "polite", "data-role": "leaves-status" });
-  const form = h("form", { class: "autograd-leaves", novalidate: true },  // unnamed: a named form is a landmark
-    h("span", { class: "autograd-leaves__title" }, "Your own leaf values:"), fields, apply, original, status);
+  const original = h(
+    "button",
+    {
+      type: "button",
+      class: "ag-btn",
+      "data-action": "original",
+      onclick: () => {
+        onOriginal();
+        say("ok", "Back to the page's values.");
+      },
+    },
+    "Page values",
+  );
+  const status = h("p", {
+    class: "autograd-leaves__status",
+    role: "status",
+    "aria-live": "polite",
+    "data-role": "leaves-status",
+  });
+  const form = h(
+    "form",
+    { class: "autograd-leaves", novalidate: true }, // unnamed: a named form is a landmark
+    h("span", { class: "autograd-leaves__title" }, "Your own leaf values:"),
+    fields,
+    apply,
+    original,
+    status,
+  );
 
   /** @param {string} kind  @param {string} text */
   function say(kind, text) {
     status.dataset.kind = kind;
-    status.replaceChildren(...(kind === "error" ? [h("span", { class: "ag-icon", "aria-hidden": "true" }, "✗ "), text] : [text]));
+    status.replaceChildren(
+      ...(kind === "error" ? [h("span", { class: "ag-icon", "aria-hidden": "true" }, "✗ "), text] : [text]),
+    );
   }
   /** @param {Trace} trace */
   function show(trace) {
@@ -44,11 +67,21 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
     const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const focused = active && fields.contains(active) ? active.dataset.leaf : undefined;
     const leaves = trace.nodes.filter((n) => n.leaf && !n.const);
-    inputs = leaves.map((n) => h("input", {
-      type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", size: 6,
-      value: fmt(n.data), "data-leaf": n.id, id: `${root.id || "ag"}-${trace.name}-${n.id}`,
-    }));
-    fields.replaceChildren(...leaves.map((n, i) => h("label", { class: "autograd-leaf" }, `${n.label} =`, " ", inputs[i])));
+    inputs = leaves.map((n) =>
+      h("input", {
+        type: "text",
+        inputmode: "decimal",
+        autocomplete: "off",
+        spellcheck: "false",
+        size: 6,
+        value: fmt(n.data),
+        "data-leaf": n.id,
+        id: `${root.id || "ag"}-${trace.name}-${n.id}`,
+      }),
+    );
+    fields.replaceChildren(
+      ...leaves.map((n, i) => h("label", { class: "autograd-leaf" }, `${n.label} =`, " ", inputs[i])),
+    );
     if (focused !== undefined) (inputs.find((input) => input.dataset.leaf === focused) ?? inputs[0])?.focus();
   }
   form.addEventListener("submit", (ev) => {

@@ -12,16 +12,15 @@ the built page shows exactly the blocks that were read. Then, in the in-memory M
   at A, and the statement its fence's mg-highlight="TEXT" names highlighted;
 - each marker is followed by a visible label, so the reader sees what the tests do; a block that needs
   a package the in-browser Python lacks (blocks.NEEDS) also gets a sentence saying why it has no Run
-  button and how to run it (the one place those words and the packages' names are written);
-- the page's unchecked_numbers (front matter) are listed at its end, with their reasons.
+  button and how to run it (the one place those words and the packages' names are written).
+
+A page's unchecked_numbers (front matter) are for the tests and the authors, never shown.
 """
 
 from __future__ import annotations
 
-import html
 import posixpath
 from pathlib import Path
-from typing import Any
 
 from mgsite import blocks
 from mgsite.errors import PageError
@@ -57,7 +56,7 @@ def rewrite(source: Source, markdown: str, root: Path) -> str:
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
                 lines[marker.line - 1] += f"{note}\n\n{fence.indent}{label}\n{fence.indent}{{: .mg-marks }}\n"
     start = source.offset(markdown)  # the generator gave us the page without its front matter
-    return "\n".join(lines[start:]) + unchecked_numbers_note(source.meta.get("unchecked_numbers"))
+    return "\n".join(lines[start:])
 
 
 def needs_label(module: str, page: str) -> tuple[str, str]:
@@ -87,10 +86,3 @@ def attributes(fence: blocks.Fence) -> str:
         out += f' title="{fence.embed.title}" linenums="{fence.embed.numbers[0]}"'
         out += f' hl_lines="{" ".join(map(str, fence.highlight))}"' if fence.highlight else ""
     return out
-
-
-def unchecked_numbers_note(exempt: dict[str, Any] | None) -> str:
-    if not exempt:
-        return ""
-    items = "".join(f"\n    - **{html.escape(str(n))}**: {html.escape(str(why))}" for n, why in exempt.items())
-    return f'\n\n??? note "Numbers on this page that no block computes"\n{items}\n'
