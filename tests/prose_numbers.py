@@ -9,7 +9,7 @@ which are labels; a number that is part of a name (UTF-8, SHA-256); and an expon
 (the 2 of x^2), which is part of what the formula says rather than a result. A checked number must
 be printed by one of the page's expected outputs or appear in one of its runnable blocks (embedded
 code included), with the same value and sign: -3 matches -3.0, not 3. Otherwise the page lists it in
-its front matter, with a reason, and the site shows the list at the end of the page:
+its front matter, with a reason, for the tests and the authors (the site never shows front matter):
 
     ---
     unchecked_numbers:
@@ -46,7 +46,8 @@ NOT_PROSE = re.compile(
     r"|^\s*\d+[.)](?=\s)"  # an ordered list item's number
     r'|^\s*[=?!]{3}\+?\s*"\d+(?:\s*[-\u2013]\s*\d+)?(?=[.:])'  # a tab's leading step number: === "4–5: visit c"
 )
-FRONT_MATTER_KEYS = {"title", "description", "unchecked_numbers"}
+# reserved_symbols: the glossary's, which tests/package/test_notation.py reads
+FRONT_MATTER_KEYS = {"title", "description", "unchecked_numbers", "reserved_symbols"}
 
 
 LATEX_POWER_OF_TEN = re.compile(r"(?:(?P<m>\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*)?(?<![\d.])10\^\{?(?P<e>[-−]?\d+)\}?")

@@ -1,15 +1,15 @@
-"""The glossary's notation table holds, where a machine can tell: each symbol's meanings and where they apply.
+"""The glossary's notation holds, where a machine can tell: each symbol's meanings and where they apply.
 
-- Every code name the table gives for a symbol (`head_dim` in `microgpt/model.py`) is a name in that
-  file: a variable, argument, attribute, function or class. A renamed variable fails here.
-- A symbol the table reserves ("only on: training.md", "not on: model.md", "nowhere") does not
-  appear in the math of a page where it is forbidden. Math is what sits between $ or $$ in the
+- Every code name the notation table gives for a symbol (`head_dim` in `model.py`) is a name in that
+  file of microgpt/: a variable, argument, attribute, function or class. A renamed variable fails here.
+- A symbol the glossary reserves (its front matter's reserved_symbols, which the reader never sees:
+  "only on: training.md", "not on: model.md", "nowhere") does not appear in the math of a page where
+  it is forbidden. Math is what sits between $ or $$ in the
   Markdown (the notebooks' Markdown cells too), outside code; \\text{…}, \\mathrm{…} and
   \\operatorname{…} are words, not symbols. A single letter counts where it stands alone and
   carries no subscript ($v_t$ is not $v$); an accented one ($\\hat m$) and a command ($\\beta_1$)
   count as written.
-- Every page the table's meaning column names (chain-rule.md) exists, and the core pages it defines
-  are the home page's list from forward-graph.md to gradient-checking.md.
+- Every page the table links to (gpt-output.md) exists.
 - No page raises a bare e to a power: Euler's number is written \\exp, so e stays the running example's node.
 
 The glossary's own Notation section is the table, so it is left out of the pages checked.
@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import prose_numbers
 import pytest
 from sitecheck import ROOT
 
@@ -40,7 +41,12 @@ class Row:
     symbols: list[str]  # the LaTeX of each symbol in the first cell
     meaning: str
     code: list[tuple[str, str]]  # (name, file): "`m`, `v` in `optim.py`" in the meaning cell
-    rule: str  # "any", "nowhere", "only" or "not"
+
+
+@dataclass
+class Reserved:
+    symbol: str  # its LaTeX
+    rule: str  # "nowhere", "only" or "not"
     pages: list[str]  # the pages the rule names
 
 
@@ -51,23 +57,33 @@ def notation_rows(glossary: str) -> list[Row]:
         if not line.startswith("|") or line.startswith("|---") or line.startswith("| Symbol"):
             continue
         cells = [c.strip() for c in line.strip()[1:-1].split("|")]
-        assert len(cells) == 3, f"a notation row has 3 cells, symbol, meaning (with its code) and where: {line}"
-        symbol, meaning, where = cells
+        assert len(cells) == 2, f"a notation row has 2 cells, the symbol and its meaning (with its code): {line}"
+        symbol, meaning = cells
         names = []
         for m in re.finditer(r"((?:`[\w.]+`(?:, )?)+) in `([\w.-]+\.py)`", meaning):
             names += [(n.split(".")[-1], m.group(2)) for n in re.findall(r"`([\w.]+)`", m.group(1))]
-        if where in ("anywhere", "nowhere"):
-            rule, pages = where.split()[0], []
-        else:
-            m = re.fullmatch(r"(only|not) on: (.+)", where)
-            assert m, f"the last cell says 'anywhere', 'nowhere', 'only on: …' or 'not on: …': {line}"
-            listed, _, spared = m.group(2).partition(" except ")  # "gpt-*.md except gpt-x.md"
-            rule, pages = m.group(1), []
-            for page in (p.strip() for p in listed.split(",")):  # gpt-*.md: every page of the chapter
-                pages += sorted(f.name for f in DOCS.glob(page)) if "*" in page else [page]
-            pages = [page for page in pages if page not in {s.strip() for s in spared.split(",")}]
-        rows.append(Row(re.findall(r"\$(.+?)\$", symbol), meaning, names, rule, pages))
+        rows.append(Row(re.findall(r"\$(.+?)\$", symbol), meaning, names))
     return rows
+
+
+def reserved_symbols(glossary: str) -> list[Reserved]:
+    """The glossary front matter's reserved_symbols: each symbol and the pages its rule names."""
+    meta, problems = prose_numbers.front_matter(glossary, "docs/glossary.md")
+    assert not problems, problems
+    found = []
+    for symbol, where in (meta.get("reserved_symbols") or {}).items():
+        if where == "nowhere":
+            found.append(Reserved(symbol, "nowhere", []))
+            continue
+        m = re.fullmatch(r"(only|not) on: (.+)", str(where))
+        assert m, f"a reserved symbol's rule is 'nowhere', 'only on: …' or 'not on: …': {symbol}: {where}"
+        listed, _, spared = m.group(2).partition(" except ")  # "gpt-*.md except gpt-x.md"
+        pages: list[str] = []
+        for page in (p.strip() for p in listed.split(",")):  # gpt-*.md: every page of the chapter
+            pages += sorted(f.name for f in DOCS.glob(page)) if "*" in page else [page]
+        pages = [page for page in pages if page not in {s.strip() for s in spared.split(",")}]
+        found.append(Reserved(symbol, m.group(1), pages))
+    return found
 
 
 def markdown_of(path: Path) -> str:
@@ -112,33 +128,32 @@ def letters(formula: str) -> str:
     return re.sub(r"\\[A-Za-z]+", " ", formula)
 
 
-def forbidden_here(row: Row, page: str) -> bool:
+def forbidden_here(reserved: Reserved, page: str) -> bool:
     return (
-        row.rule == "nowhere"
-        or (row.rule == "only" and page not in row.pages)
-        or (row.rule == "not" and page in row.pages)
+        reserved.rule == "nowhere"
+        or (reserved.rule == "only" and page not in reserved.pages)
+        or (reserved.rule == "not" and page in reserved.pages)
     )
 
 
-def violations(rows: list[Row], page: str, markdown: str) -> list[str]:
-    """Each reserved symbol the page's math uses where the table forbids it, with the formula."""
+def violations(reservations: list[Reserved], page: str, markdown: str) -> list[str]:
+    """Each reserved symbol the page's math uses where the glossary forbids it, with the formula."""
     found = []
     formulas = math_of(markdown)
-    for row in rows:
-        if not forbidden_here(row, page):
+    for reserved in reservations:
+        if not forbidden_here(reserved, page):
             continue
-        for symbol in row.symbols:
-            as_written, regex = pattern(symbol)
-            for formula in formulas:
-                if regex.search(formula if as_written else letters(formula)):
-                    rule = "nowhere" if row.rule == "nowhere" else f"{row.rule} on {', '.join(row.pages)}"
-                    found.append(f"{page}: ${symbol}$ ({row.meaning}; {rule}) in ${formula.strip()}$")
+        as_written, regex = pattern(reserved.symbol)
+        for formula in formulas:
+            if regex.search(formula if as_written else letters(formula)):
+                rule = "nowhere" if reserved.rule == "nowhere" else f"{reserved.rule} on {', '.join(reserved.pages)}"
+                found.append(f"{page}: ${reserved.symbol}$ (the glossary reserves it: {rule}) in ${formula.strip()}$")
     return found
 
 
 def code_file(name: str) -> Path | None:
-    """The one file of microgpt/ or tests/ with this name."""
-    found = [*ROOT.glob(f"microgpt/**/{name}"), *ROOT.glob(f"tests/{name}")]
+    """The one file of microgpt/ with this name."""
+    found = list(ROOT.glob(f"microgpt/**/{name}"))
     assert len(found) <= 1, f"{name} names several files: {found}"
     return found[0] if found else None
 
@@ -163,17 +178,25 @@ def site_pages() -> list[Path]:
 
 
 ROWS = notation_rows(GLOSSARY.read_text(encoding="utf-8"))
+RESERVED = reserved_symbols(GLOSSARY.read_text(encoding="utf-8"))
 
 
-def test_the_table_reserves_the_decided_symbols():
-    rules = {s: (r.rule, r.pages) for r in ROWS for s in r.symbols}
+def test_the_glossary_reserves_the_decided_symbols():
+    rules = {r.symbol: (r.rule, r.pages) for r in RESERVED}
     assert rules["m"] == ("only", ["training.md", "gpt-gradient-sizes.md"]) and rules["N"] == ("nowhere", [])
     # d is the running example's input: never head_dim, on the model page or any page of the GPT chapter
     gpt_pages = {"model.md", *(p.name for p in DOCS.glob("gpt-*.md"))}
     assert rules["d"][0] == "not" and set(rules["d"][1]) == gpt_pages
     pages = {p.relative_to(DOCS).as_posix() for p in site_pages()}
-    unknown = [page for r in ROWS for page in r.pages if page not in pages]
-    assert not unknown, f"the notation table names pages that do not exist: {unknown}"
+    unknown = [page for r in RESERVED for page in r.pages if page not in pages]
+    assert not unknown, f"the glossary's reserved_symbols name pages that do not exist: {unknown}"
+
+
+def test_every_reserved_symbol_has_a_row_in_the_notation_table():
+    """A reader learns what a reserved symbol means from the table, even though the rule itself is unseen."""
+    shown = {s.replace(" ", "") for r in ROWS for s in r.symbols}
+    unexplained = [r.symbol for r in RESERVED if r.rule != "nowhere" and r.symbol.replace(" ", "") not in shown]
+    assert not unexplained, f"reserved symbols the notation table does not list: {unexplained}"
 
 
 def test_every_code_name_in_the_notation_table_is_a_name_in_its_file():
@@ -199,29 +222,29 @@ def test_every_code_name_in_the_notation_table_is_a_name_in_its_file():
 )
 def test_no_page_uses_a_reserved_symbol_where_the_table_forbids_it(page):
     name = page.relative_to(DOCS).as_posix()
-    found = violations(ROWS, name, markdown_of(page))
+    found = violations(RESERVED, name, markdown_of(page))
     assert not found, "\n".join(found)
 
 
 def test_the_check_catches_a_reserved_symbol_and_passes_the_look_alikes():
-    rows = notation_rows(
-        "# G\n\n## Notation\n\n| Symbol | Meaning | In math |\n|---|---|---|\n"
-        "| $m$ | Adam's mean (`m` in `optim.py`) | only on: training.md |\n"
-        "| $\\hat m$ | corrected | only on: training.md |\n"
-        "| $N$ | not used | nowhere |\n"
-        "| $d$ | the example's input | not on: model.md |\n"
-        "| $\\beta_1$ | a decay rate | only on: training.md |\n"
+    glossary = (
+        '---\nreserved_symbols:\n  "m": "only on: training.md"\n  \'\\hat m\': "only on: training.md"\n'
+        '  "N": "nowhere"\n  "d": "not on: model.md"\n  \'\\beta_1\': "only on: training.md"\n---\n'
+        "# G\n\n## Notation\n\n| Symbol | Meaning |\n|---|---|\n| $m$ | Adam's mean (`m` in `optim.py`) |\n"
     )
+    reserved = reserved_symbols(glossary)
+    assert [r.symbol for r in reserved] == ["m", "\\hat m", "N", "d", "\\beta_1"]
+    rows = notation_rows(glossary)
     assert rows[0].code == [("m", "optim.py")] and code_file("optim.py") == ROOT / "microgpt/optim.py"
     bad = "$m = 1$, $$\\frac{x}{\\sqrt d}$$ and $\\hat{m}$, $x^N$, $\\beta_1$"
-    assert len(violations(rows, "model.md", bad)) == 6  # m, then \hat m, N, d, \beta_1 (m counted in \hat{m} too)
-    assert violations(rows, "training.md", bad) == [violations(rows, "training.md", bad)[0]]  # only N
+    assert len(violations(reserved, "model.md", bad)) == 6  # m, then \hat m, N, d, \beta_1 (m counted in \hat{m} too)
+    assert violations(reserved, "training.md", bad) == [violations(reserved, "training.md", bad)[0]]  # only N
     fine = (
         "$v_t$, $d_h$, $\\mathrm{ms}$, $\\text{mean}$, $\\operatorname{mid}$, `$m$` in code, $\\frac{dz}{dm_i}$\n"
         "```python\nx = '$m$'\n```\n"
     )
-    assert violations(rows, "model.md", fine) == []
-    assert violations(rows, "about.md", "$\\sqrt d$") == []  # d is only kept off model.md
+    assert violations(reserved, "model.md", fine) == []
+    assert violations(reserved, "about.md", "$\\sqrt d$") == []  # d is only kept off model.md
 
 
 EULER = re.compile(r"(?<![A-Za-z_])e\s*\^")  # e^{z} or e^x: Euler's number, written \exp on these pages
@@ -255,25 +278,8 @@ def test_the_euler_check_catches_e_to_a_power_and_passes_exp():
     assert eulers_e("$\\exp(z_j)$, $e = c + d$, $\\text{the}^2$, $x_e^2$, `e^x` in code") == []
 
 
-def core_pages_of(text: str) -> list[str]:
-    """The pages the glossary's notation section defines as the core pages, in order."""
-    section = text.split("\n## Notation\n", 1)[1]
-    m = re.search(r"\*\*The core pages\*\* are\s+(.+?);", section, flags=re.S)
-    assert m, "the notation section defines **The core pages** are …;"
-    return re.findall(r"[\w-]+\.md", m.group(1))
-
-
-def test_the_core_pages_are_the_home_pages_list_from_the_forward_pass_to_checking_gradients():
-    core = core_pages_of(GLOSSARY.read_text(encoding="utf-8"))
-    learn = (DOCS / "index.md").read_text(encoding="utf-8").split("## What you will learn", 1)[1].split("\n## ", 1)[0]
-    linked = re.findall(r"\]\(([\w-]+\.md)\)", learn)
-    start, end = linked.index("forward-graph.md"), linked.index("gradient-checking.md")
-    assert core == linked[start : end + 1]
-    assert "core pages" in (DOCS / "index.md").read_text(encoding="utf-8")
-
-
-def test_every_page_the_notation_table_names_exists():
-    named = {page for row in ROWS for page in re.findall(r"(?<![\w/.-])[\w-]+\.md\b", row.meaning)}
-    assert named, "the table names no page"
+def test_every_page_the_notation_table_links_to_exists():
+    named = {page for row in ROWS for page in re.findall(r"\]\(([\w-]+\.md)\b", row.meaning)}
+    assert named, "the table links to no page"
     missing = sorted(page for page in named if not (DOCS / page).exists())
-    assert not missing, f"the notation table names pages that do not exist: {missing}"
+    assert not missing, f"the notation table links to pages that do not exist: {missing}"
