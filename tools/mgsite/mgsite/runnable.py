@@ -64,9 +64,9 @@ def needs_label(module: str, page: str) -> tuple[str, str]:
     name = blocks.NEEDS[module]
     home = posixpath.relpath("index.md", posixpath.dirname(page) or ".")
     note = (
-        f"The Python that runs in this page has only microgpt and Python's standard library, so the block below"
-        f" has no Run button: it needs {name}. Copy it into Python on your computer, with {name} and"
-        f" [microgpt]({home}#install) installed; the site's tests run it with {name} on every change."
+        f"The Python in this page has only microgpt and Python's standard library, so the block below, which"
+        f" needs {name}, has no Run button. Copy it into Python on your computer, with {name} and"
+        f" [microgpt]({home}#install) installed."
     )
     return f"Needs {name}: run it on your computer", note
 
