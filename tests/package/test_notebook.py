@@ -19,7 +19,7 @@ pytestmark = pytest.mark.xdist_group("test_notebook")
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
 # ids of the solution cells
-EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix", "rmsnorm-fix")
+EXERCISES = ("challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix")
 MATCHED = "check ran: all gradients match"
 
 
@@ -67,8 +67,6 @@ def test_notebook_runs_and_asserts_every_gradient(executed):
     cells = {cell.id: cell for cell in executed.cells}
     assert stdout_of(cells["manual-backward"]) == "a.grad = -3, b.grad = 2, d.grad = 1\n"
     assert stdout_of(cells["manual-engine"]) == "a.grad = -3, b.grad = 2, d.grad = 1\n"
-    assert stdout_of(cells["trap-wrong"]) == "with  = : a.grad = 1\n"
-    assert stdout_of(cells["trap-right"]) == "with += : a.grad = 2\n"
     assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-by-hand"])
     assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-engine"])
     # the notebook's last code cell asserts every gradient; reaching its print means all passed
@@ -98,11 +96,6 @@ def test_exercises_show_what_they_teach(executed):
     # without zeroing, w swings past 3 and back: above it at one step, below it at a later one
     after = [float(line.rsplit("-> ", 1)[1]) for line in stdout_of(cells["zero-grad-bug"]).splitlines()]
     assert max(after) > 3 + 2 and min(after[after.index(max(after)) :]) < 3 - 2
-    # the RMSNorm exercise: the checker names the missing term of the first attempt, and accepts the solution
-    assert stdout_of(cells["rmsnorm-yours"]).startswith(
-        "✗ case 1 of 5 (the embedding sum at position 0 of mignon; x has 16 entries):\n a missing term:"
-    )
-    assert stdout_of(cells["rmsnorm-fix"]).startswith("✓ rmsnorm_backward agrees with the engine")
 
 
 def test_every_exercise_has_a_collapsed_solution():
