@@ -1,123 +1,29 @@
 """The capstone: gpt()'s backward over a whole document from the chapter's pieces, on floats, and training with it.
 
-The pieces a reader's checker accepted are kept here (keep()), for the rest of this Python session; every
-piece a reader has not written is the solution's, from microgpt.course.pieces. Pieces the reader wrote in
-an earlier session (the page keeps their code) are offered (offer()) and run again, through their checker,
-the first time the capstone is asked for its pieces.
-
-When the backward and the engine's disagree, first_difference() runs the solution beside each of the
-reader's pieces, on the inputs that piece was given, and says which piece's output differs first, where
-and how (as its checker would say it). A piece of the reader's that raises, or returns an answer of the
-wrong shape, stops the backward with a PieceError that names the piece and its call, before any other
-code could fail on what it returned.
+Every piece is the one in use now (microgpt.course.kept): the reader's where their checker accepted one,
+else the solution's. When the backward and the engine's disagree, first_difference() runs the solution beside
+each of the reader's pieces, on the inputs that piece was given, and says which piece differs first, where
+and how (microgpt.course.watch). A piece of the reader's that raises, or returns an answer of the wrong
+shape, stops the backward with a PieceError that names the piece and its call, before any other code could
+fail on what it returned.
 """
 
-import contextlib
-import copy
-import dis
-import functools
-import inspect
 import math
-import textwrap
 import time
-import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from microgpt.course import pieces as solutions
+from microgpt.course import kept
+from microgpt.course.kept import HELPERS, NAMES
+from microgpt.course.kept import whose as whose  # the page asks the capstone whose pieces it uses
+from microgpt.course.kept import yours as yours
+from microgpt.course.watch import Guard, PieceError, Watch, calling, copied
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
 from microgpt.train import cyclic_gc_paused, train_step
 
-NAMES = (
-    "cross_entropy_backward",
-    "linear_backward",
-    "relu_backward",
-    "rmsnorm_backward",
-    "softmax_backward",
-    "attention_head_backward",
-    "attention_backward",
-    "embedding_backward",
-)
-HELPERS = {  # the pieces a piece calls by name, which pieces() hands it: the reader's where they wrote one
-    "attention_head_backward": ("softmax_backward",),
-    "attention_backward": ("linear_backward", "softmax_backward", "attention_head_backward"),
-}
-_yours: dict[str, Callable] = {}
-_offered: dict[str, Callable[[], object]] = {}  # name -> what runs the reader's earlier piece again
-_asked = [False]  # whether anything asked for the pieces since take_asked()
 Floats = list[list[float]]
-
-
-def offer(name: str, run_again: Callable[[], object]) -> None:
-    """A piece the reader wrote before: run_again() runs its code and its checker, which keeps it if it passes.
-
-    It runs the first time the pieces are asked for, unless the reader's checker has kept a piece of that
-    name by then (the newer one wins).
-    """
-    if name not in NAMES:
-        raise ValueError(f"no piece named {name!r}")
-    if name not in _yours:
-        _offered[name] = run_again
-
-
-def _take_offers() -> None:
-    _asked[0] = True
-    while _offered:
-        _, run_again = _offered.popitem()
-        run_again()
-
-
-def take_asked() -> bool:
-    """Whether the pieces were asked for (yours(), whose(), pieces(), a backward) since the last call."""
-    asked, _asked[0] = _asked[0], False
-    return asked
-
-
-def piece(name: str) -> Callable:
-    """The piece of this name in use now, the reader's or the solution's (nothing offered is run)."""
-    return _yours.get(name, getattr(solutions, name))
-
-
-def keep(name: str, backward: Callable) -> None:
-    """Use the reader's backward for this piece from now on (its checker accepted it)."""
-    if name not in NAMES:
-        raise ValueError(f"no piece named {name!r}")
-    code = getattr(backward, "__code__", None)
-    if code is None:
-        _yours[name] = backward
-        _offered.pop(name, None)
-    elif not _is_solution(backward, getattr(solutions, name)):
-        _offered.pop(name, None)
-        # a copy with its own globals: the page's Python clears a block's namespace once the block has run
-        _yours[name] = types.FunctionType(
-            code, dict(backward.__globals__), name, backward.__defaults__, backward.__closure__
-        )
-
-
-def _is_solution(backward: Callable, solution: Callable) -> bool:
-    """Is this the page's solution, run as the page shows it? By its source where Python can find it
-    (the page's Python records each block's lines), else by its instructions."""
-    try:
-        return textwrap.dedent(inspect.getsource(backward)) == textwrap.dedent(inspect.getsource(solution))
-    except (OSError, TypeError):
-        return _instructions(backward.__code__) == _instructions(solution.__code__)
-
-
-def _instructions(code: types.CodeType) -> list:
-    """What a function does, instruction by instruction, without line numbers: equal for equal source."""
-    inner = [_instructions(c) for c in code.co_consts if isinstance(c, types.CodeType)]
-    ops = [
-        # a code object's address, and a jump's offset (NOPs for line events move it), differ between compilations
-        (i.opname, None if isinstance(i.argval, types.CodeType) or i.opcode in JUMPS else i.argval)
-        for i in dis.get_instructions(code)
-        if i.opname != "NOP"
-    ]
-    return ops + inner
-
-
-JUMPS = set(dis.hasjump) if hasattr(dis, "hasjump") else set(dis.hasjrel) | set(dis.hasjabs)
+_watch: Watch | None = None  # while first_difference() runs the backward
 
 
 def pieces() -> dict[str, Callable]:
@@ -128,129 +34,15 @@ def pieces() -> dict[str, Callable]:
     so that the reader's run inside it too. Each of the reader's is guarded: if it raises, or returns an
     answer of the wrong shape, a PieceError names it and its call.
     """
-    _take_offers()
+    kept.take_offers()
     found: dict[str, Callable] = {}
-    calls = _Calls()
+    guard = _watch or Guard()
     for name in NAMES:  # in the chapter's order: a piece's helpers come before it
         helpers = {helper: found[helper] for helper in HELPERS.get(name, ())}
-        found[name] = _calling(piece(name), helpers)
-        if name in _yours:
-            watch = _watch
-            call = (lambda n, a, w=watch: f"for {w.call(n, a)}") if watch is not None else calls.call
-            found[name] = _guarded(name, found[name], call)
-        if name in _yours and _watch is not None:  # first_difference(): the solution beside it
-            found[name] = _watch.watched(name, found[name], _calling(getattr(solutions, name), helpers))
+        found[name] = calling(kept.piece(name), helpers)
+        if kept.is_yours(name):
+            found[name] = guard.wrapped(name, found[name])
     return found
-
-
-class PieceError(Exception):
-    """A piece of the reader's raised, or returned an answer of the wrong shape, inside the capstone's backward."""
-
-    def __init__(self, name: str, what: str, call: str) -> None:
-        super().__init__(f"{name}, a piece of yours, {what}, in its call {call}.")
-        self.name = name
-
-
-# The shape of each piece's answer, from its arguments: (rows, columns) or (length,) for each part
-SHAPES: dict[str, Callable[..., tuple[tuple[int, ...], ...]]] = {
-    "cross_entropy_backward": lambda p, target, T: ((len(p),),),
-    "linear_backward": lambda x, w, g: ((len(g), len(x)), (len(x),)),
-    "relu_backward": lambda h, g: ((len(h),),),
-    "rmsnorm_backward": lambda x, g: ((len(x),),),
-    "softmax_backward": lambda w, gamma: ((len(w),),),
-    "attention_head_backward": lambda qs, ks, vs, gs: ((len(qs), len(qs[0])),) * 3,
-    "attention_backward": lambda xs, wq, wk, wv, wo, n_head, gs: (
-        (len(xs), len(xs[0])),
-        *((len(w), len(w[0])) for w in (wq, wk, wv, wo)),
-    ),
-    "embedding_backward": lambda rows, used, grads: ((rows, len(grads[0])),),
-}
-
-
-def _zeros(shape: tuple[int, ...]) -> Any:
-    return [_zeros(shape[1:]) for _ in range(shape[0])] if shape else 0.0
-
-
-def _guarded(name: str, backward: Callable, call: Callable[[str, tuple], str]) -> Callable:
-    """The reader's piece, stopped with a PieceError that names it and its call if it raises or returns an answer
-    of the wrong shape (which the code using it would fail on, somewhere else)."""
-    from microgpt.course.checking import as_parts, readers_frames, shape_problem
-
-    @functools.wraps(backward)
-    def guarded(*args: Any) -> Any:
-        where = call(name, args)
-        try:
-            answer = backward(*args)
-        except PieceError:
-            raise
-        except Exception as error:
-            frames = readers_frames(error)
-            at = f" at line {frames[-1].line}" if frames else ""
-            said = f" ({error})" if str(error) else ""
-            raise PieceError(name, f"raised {type(error).__name__}{said}{at}", where) from error
-        parts = checkers_parts(name)
-        expected = tuple(_zeros(s) for s in SHAPES[name](*args))
-        try:
-            mine = as_parts(answer, parts)
-        except ValueError as error:
-            raise PieceError(
-                name,
-                f"returned {len(answer) if isinstance(answer, tuple) else 1} things where"
-                f" {str(error).removeprefix('return ')}",
-                where,
-            ) from None
-        for part, m, e in zip(parts, mine, expected):
-            problem = shape_problem(m, e, part)
-            if problem:
-                said = problem.rstrip(".").replace("the engine's", "the solution's")
-                raise PieceError(name, f"returned an answer of the wrong shape: {said}", where)
-        return answer
-
-    return guarded
-
-
-def checkers_parts(name: str) -> tuple[str, ...]:
-    """The names of a piece's parts, as its checker names them."""
-    from microgpt.course import checkers
-
-    return checkers.PIECES[name].parts
-
-
-class _Calls:
-    """Counts each piece's calls in one backward, to name a call where nothing better names it."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-
-    def call(self, name: str, args: tuple) -> str:
-        from microgpt.course import checkers
-
-        k = self.counts[name] = self.counts.get(name, 0) + 1
-        sizes = checkers.PIECES[name].sizes(*args)
-        said = ", ".join(f"{s} = {v}" for s, v in sizes.items() if isinstance(v, int))
-        return f"number {k} ({said})"
-
-
-def _calling(backward: Callable, helpers: dict[str, Callable]) -> Callable:
-    """The same function, but the helpers it calls by these global names are the given ones."""
-    code = getattr(backward, "__code__", None)
-    if code is None or not helpers:
-        return backward
-    globals_ = {**backward.__globals__, **helpers}
-    return types.FunctionType(code, globals_, code.co_name, backward.__defaults__, backward.__closure__)
-
-
-def yours() -> list[str]:
-    """The names of the pieces the reader wrote, in the chapter's order."""
-    _take_offers()
-    return [name for name in NAMES if name in _yours]
-
-
-def whose() -> str:
-    """Which pieces are the reader's, in one line."""
-    mine = ", ".join(yours()) or "none yet"  # yours() runs what was offered first
-    theirs = ", ".join(name for name in NAMES if name not in _yours) or "none"
-    return f"yours: {mine}\nthe solutions': {theirs}"
 
 
 def float_linear(x: list[float], w: Floats) -> list[float]:
@@ -345,114 +137,63 @@ def manual_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
 
 # ---------------------------------------------------------------- which piece differs
 
-
-class _Watch:
-    """While first_difference() runs the backward: each of the reader's pieces, called, runs the solution on
-    the same inputs too, and the first call whose answers differ is kept, said as that piece's checker says it."""
-
-    def __init__(self, sd: dict[str, Floats], T: int) -> None:
-        self.matrices = {id(m): name.removeprefix("layer0.") for name, m in sd.items()}
-        self.T = T
-        self.calls: dict[str, int] = {}  # calls so far, by piece (and by matrix, for linear_backward)
-        self.found = ""
-        self.named: list[str] = []  # each call named so far, the last one last
-
-    def watched(self, name: str, backward: Callable, solution: Callable) -> Callable:
-        def watching(*args: Any) -> Any:
-            given = copy.deepcopy(args)  # what the piece was given, before it could change it
-            try:
-                answer = backward(*args)  # (guarded: it names its own call if it fails)
-            except PieceError as error:
-                self.found = self.found or str(error)
-                raise
-            if not self.found:
-                self.found = _differs(name, given, answer, solution(*copy.deepcopy(given)), self.named[-1])
-            return answer
-
-        return watching
-
-    def call(self, name: str, args: tuple) -> str:
-        """Which call of a piece this is, in loss_and_grads()'s words (it makes them in this order)."""
-        self.named.append(self._call(name, args))
-        return self.named[-1]
-
-    def _call(self, name: str, args: tuple) -> str:
-        matrix = self.matrices.get(id(args[1]), "a matrix") if name == "linear_backward" else ""
-        key = f"{name} {matrix}"
-        k = self.calls[key] = self.calls.get(key, -1) + 1
-        T = self.T
-        if name == "linear_backward":  # each matrix once a position, in order
-            return f"{matrix} at position {k}"
-        if name == "rmsnorm_backward":  # the MLP's, position by position; then attention's and the first, in turn
-            if k < T:
-                return f"the RMSNorm before the MLP at position {k}"
-            j = k - T
-            return f"{'the RMSNorm before attention' if j % 2 == 0 else 'the first RMSNorm'} at position {j // 2}"
-        if name == "softmax_backward":  # inside each head, position by position
-            return f"head {k // T} at position {k % T}"
-        if name == "attention_head_backward":
-            return f"head {k}"
-        if name == "attention_backward":
-            return f"all {T} positions"
-        if name == "embedding_backward":
-            return "wte" if k == 0 else "wpe"
-        return f"position {k}"  # cross_entropy_backward and relu_backward: once a position
-
-
-def _differs(name: str, args: tuple, answer: Any, expected: Any, call: str) -> str:
-    """How a piece's answer differs from the solution's on the same inputs, as its checker says it; or ""."""
-    from microgpt.course import checkers
-    from microgpt.course.checking import Case, as_parts, miss_in
-
-    piece = checkers.PIECES[name]
-    try:
-        mine = as_parts(answer, piece.parts)
-    except ValueError as error:
-        miss: tuple[str, bool] | None = (str(error), True)
-    else:
-        miss = miss_in(piece, Case(call, args, as_parts(expected, piece.parts)), mine)
-    if miss is None:
-        return ""
-    said = miss[0].replace("the engine's", "the solution's")  # the checker's words, but here the solution is the one
-    return f"{name} is the first of your pieces to differ from the solution,\n in its call for {call}:\n {said}"
-
-
-_watch: _Watch | None = None
-
-
-@contextlib.contextmanager
-def _watching(sd: dict[str, Floats], T: int, yours: dict[str, Callable] | None) -> Iterator[_Watch]:
-    """Watch the reader's pieces (or these, in their place, for this call only) while the block runs."""
-    global _watch
-    saved = dict(_yours)
-    _yours.update(yours or {})
-    _watch = _Watch(sd, T)
-    try:
-        yield _watch
-    finally:
-        _watch = None
-        _yours.clear()
-        _yours.update(saved)
+ALL_CLEAR = "every piece of yours gives what the solution gives, on the inputs it was given here"
+GRADIENTS_RTOL = 1e-11  # the backward's gradients are the solution's if each is within this of its matrix's largest
 
 
 def first_difference(
     config: GPTConfig, sd: dict[str, Floats], tokens: list[int], yours: dict[str, Callable] | None = None
 ) -> str:
     """Which of the reader's pieces first gives an answer that differs from the solution's on the same inputs, in
-    the backward of one document: where and how, as its checker would say it (or which raised, or returned the
-    wrong shape).
+    the backward of one document: where and how, as its checker would say it (or which raised, returned the
+    wrong shape, passed another piece wrong arguments, or changed its arguments).
 
     yours: pieces to use in place of the reader's kept ones, for this call only (to try one without keeping it).
     """
-    _take_offers()
-    if not yours and not _yours:
+    if not yours and not kept.yours():
         return "no piece of yours is in use yet: every piece is the solution's"
-    with _watching(sd, len(tokens) - 1, yours) as watch:
+    return _found(config, sd, tokens, yours or {}) or ALL_CLEAR
+
+
+def _found(config: GPTConfig, sd: dict[str, Floats], tokens: list[int], tried: dict[str, Callable]) -> str:
+    """What first_difference() finds, or "" when nothing differs and the gradients are the solution's."""
+    global _watch
+    sd = {name: copied(m) for name, m in sd.items()}  # a piece that changes its arguments changes this copy
+    with kept.in_place_of_yours(tried):
+        _watch = watch = Watch(sd, len(tokens) - 1)
         try:
-            loss_and_grads(config, sd, tokens)
-        except PieceError as error:
-            return watch.found or str(error)
-    return watch.found or "every piece of yours gives what the solution gives, on the inputs it was given here"
+            _, grads = loss_and_grads(config, sd, tokens)
+        except Exception as error:  # a PieceError; or, once something is found, what the rest of the backward raised
+            if watch.found or isinstance(error, PieceError):
+                return watch.found or str(error)
+            raise
+        finally:
+            _watch = None
+    if watch.found:
+        return watch.found
+    with kept.solutions_only():
+        _, theirs = loss_and_grads(config, sd, tokens)
+    apart = _apart(grads, theirs)
+    return (watch.suspect or apart) if apart else ""
+
+
+def _apart(grads: dict[str, Floats], theirs: dict[str, Floats]) -> str:
+    """Where the gradients differ from the solution's backward's, if anywhere: the largest difference."""
+    gaps = []
+    for name, matrix in theirs.items():
+        tolerance = GRADIENTS_RTOL * max(abs(v) for row in matrix for v in row)
+        for r, (mine, row) in enumerate(zip(grads[name], matrix)):
+            gaps += [
+                (abs(a - b), name, r, c, b) for c, (a, b) in enumerate(zip(mine, row)) if not abs(a - b) <= tolerance
+            ]
+    if not gaps:
+        return ""
+    gap, name, r, c, b = max(gaps)
+    return (
+        "no piece of yours gives an answer that differs from the solution's on the inputs it was given here,\n"
+        f" yet the gradients differ from the solution's: by {gap:.1e} at {name}[{r}][{c}],"
+        f" where the solution's is {b:.6g}."
+    )
 
 
 @dataclass
@@ -477,6 +218,7 @@ def side_by_side(config: GPTConfig, docs: list[list[int]], steps: int, seed: int
     opt_e, opt_m = Adam(engine.params, total_steps=steps), Adam(manual.params, total_steps=steps)
     training = Training([])
     before: list[tuple[dict[str, Floats], list[int]]] = []  # the manual copy before each step, and its document
+    kept.take_offers()  # pieces kept from an earlier visit go through their checkers now, before any step is timed
     for k in range(steps):
         tokens = docs[k % len(docs)]
         before.append((floats(manual), tokens))
@@ -486,9 +228,9 @@ def side_by_side(config: GPTConfig, docs: list[list[int]], steps: int, seed: int
         middle = time.perf_counter()
         try:
             loss_m = manual_step(manual, opt_m, tokens)
-        except PieceError as error:  # the reader's piece cannot go on: say which, and stop
+        except PieceError as error:  # the reader's piece cannot go on: say which (watched, for its call), and stop
             training.rows.append((loss_e, math.nan, middle - start, time.perf_counter() - middle))
-            training.first_difference = f"at step {k + 1}, {error}"
+            training.first_difference = f"at step {k + 1}, {_found(config, *before[-1], {}) or error}"
             break
         training.rows.append((loss_e, loss_m, middle - start, time.perf_counter() - middle))
         if abs(loss_e - loss_m) > 1e-9 and not training.first_difference:
@@ -499,7 +241,10 @@ def side_by_side(config: GPTConfig, docs: list[list[int]], steps: int, seed: int
 def _which_step(config: GPTConfig, before: list[tuple[dict[str, Floats], list[int]]]) -> str:
     """The first step whose backward, on the manual copy's parameters then, had a piece of the reader's differ."""
     for k, (sd, tokens) in enumerate(before, 1):
-        found = first_difference(config, sd, tokens)
-        if found.startswith(tuple(NAMES)):
+        found = _found(config, sd, tokens, {})
+        if found:
             return f"at step {k}, {found}"
-    return "no piece of yours gave an answer that differs from the solution's on the inputs it was given"
+    return (
+        "no piece of yours gave an answer that differs from the solution's on the inputs it was given,\n"
+        f" and the gradients were the solution's at every step (within {GRADIENTS_RTOL:.0e} of each matrix's largest)"
+    )

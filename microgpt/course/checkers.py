@@ -17,7 +17,7 @@ import inspect
 import math
 from typing import Any
 
-from microgpt.course import pieces
+from microgpt.course import kept, pieces
 from microgpt.course.checking import Case, Piece, Slip, Verdict, check
 from microgpt.course.diagnosis import Family, Grouping, Instead, Layout
 from microgpt.course.exercises import data, grad
@@ -1179,10 +1179,8 @@ def _checked(piece: Piece, backward) -> Verdict:
     the reader wrote.
     """
     verdict = check(piece, backward)
-    if verdict.ok:
-        from microgpt.course import capstone  # the capstone uses what passed
-
-        before = capstone.piece(piece.name)
-        capstone.keep(piece.name, backward)
-        verdict.kept = capstone.piece(piece.name) is not before
+    if verdict.ok:  # the capstone uses what passed
+        before = kept.piece(piece.name)
+        kept.keep(piece.name, backward)
+        verdict.kept = kept.piece(piece.name) is not before
     return verdict

@@ -31,7 +31,7 @@ import traceback
 import types
 from typing import Any
 
-from microgpt.course import capstone, checking
+from microgpt.course import checking, kept
 
 
 def block_name(part: int, parts: int) -> str:
@@ -46,9 +46,9 @@ def run_chain(sources: list[str], offered: dict[str, list[str]] | None = None) -
     runs again, through its checker, the first time this run asks the capstone for its pieces.
     """
     for name, code in (offered or {}).items():
-        capstone.offer(name, functools.partial(_run_quietly, code, name))
+        kept.offer(name, functools.partial(_run_quietly, code, name))
     checking.take_verdicts()
-    capstone.take_asked()
+    kept.take_asked()
     names = [block_name(k, len(sources)) for k in range(len(sources))]
     out, err = io.StringIO(), io.StringIO()
     error = None
@@ -62,9 +62,9 @@ def run_chain(sources: list[str], offered: dict[str, list[str]] | None = None) -
         "ok": error is None,
         "error": None if error is None else _where(error, parts),
         "verdicts": [_located(verdict.as_dict(), parts) for verdict in verdicts],
-        "yours": capstone.yours() if capstone.take_asked() else [],
+        "yours": kept.yours() if kept.take_asked() else [],
     }
-    capstone.take_asked()  # yours() above asked too
+    kept.take_asked()  # yours() above asked too
     return json.dumps(result)
 
 

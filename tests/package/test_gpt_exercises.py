@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from microgpt.course import capstone, checkers, pieces, references
+from microgpt.course import capstone, checkers, kept, pieces, references
 from microgpt.course.checking import RTOL, RTOL_SHOWN, as_parts, check
 from microgpt.course.diagnosis import agrees, entries, shape
 from microgpt.course.exercises import first_step, grad
@@ -131,7 +131,7 @@ def test_the_manual_backward_matches_the_engine_on_every_parameter_of_a_real_ste
 
 
 def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     assert capstone.whose().startswith("yours: none yet")
 
     assert checkers.check_relu_backward(pieces.relu_backward).ok
@@ -149,14 +149,14 @@ def test_a_piece_the_checker_accepted_is_used_by_the_capstone_and_named_as_yours
 
 def test_attention_backward_calls_the_readers_softmax_backward_and_linear_backward(monkeypatch):
     """The solutions' attention_backward imports the solutions' helpers; the capstone hands it the reader's."""
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     step = first_step()
     _, before = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
 
     def softmax_backward(w, gamma):  # a slip: no gradient reaches the scores
         return [0.0 for _ in w]
 
-    capstone.keep("softmax_backward", softmax_backward)
+    kept.keep("softmax_backward", softmax_backward)
     _, after = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
     assert any(any(row) for row in before["layer0.attn_wq"]), "the solution's backward gives attn_wq a gradient"
     assert not any(any(row) for row in after["layer0.attn_wq"]), "the reader's softmax_backward was not used"
@@ -165,7 +165,7 @@ def test_attention_backward_calls_the_readers_softmax_backward_and_linear_backwa
 
 def test_a_kept_piece_still_runs_after_its_blocks_namespace_is_cleared(monkeypatch):
     """The page's Python clears a block's namespace after the block; the capstone keeps a copy that works."""
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     namespace: dict = {}
     source = (
         "import math\n"
@@ -183,7 +183,7 @@ def test_a_kept_piece_still_runs_after_its_blocks_namespace_is_cleared(monkeypat
 
 
 def test_the_pages_solutions_run_from_their_own_source_are_not_counted_as_the_readers(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     namespace: dict = {}
     exec(compile(Path(pieces.__file__).read_text(encoding="utf-8"), "<page>", "exec"), namespace)
     for name in capstone.NAMES:
@@ -195,7 +195,7 @@ def test_a_solution_whose_lines_python_can_find_is_told_by_its_source(monkeypatc
     """As in the page's Python, which records each block's lines for its tracebacks."""
     import linecache
 
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     source = Path(pieces.__file__).read_text(encoding="utf-8")
     linecache.cache["<block>"] = (len(source), None, source.splitlines(True), "<block>")
     namespace: dict = {}
@@ -206,7 +206,7 @@ def test_a_solution_whose_lines_python_can_find_is_told_by_its_source(monkeypatc
 
 def test_a_solution_run_after_the_readers_own_piece_is_not_the_one_remembered(monkeypatch):
     """pieces.js stores only what a verdict says was kept: a solution's run never replaces the reader's."""
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
 
     def relu_backward(h, g):
         return [g[i] if h[i] > 0 else 0.0 for i in range(len(h))]
@@ -272,14 +272,14 @@ def test_a_known_slip_is_named_only_if_the_answer_is_that_slips_on_every_case_it
 
 
 def test_the_solutions_attention_backward_calls_the_readers_one_head_piece(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     step = first_step()
 
     def attention_head_backward(qs, ks, vs, gs):  # a slip: no gradient reaches the queries
         dq, dk, dv = pieces.attention_head_backward(qs, ks, vs, gs)
         return [[0.0] * len(q) for q in qs], dk, dv
 
-    capstone.keep("attention_head_backward", attention_head_backward)
+    kept.keep("attention_head_backward", attention_head_backward)
     _, grads = capstone.loss_and_grads(step.model.config, capstone.floats(step.model), step.tokens)
     assert not any(any(row) for row in grads["layer0.attn_wq"]) and any(any(row) for row in grads["layer0.attn_wk"])
 
@@ -292,7 +292,7 @@ def rmsnorm_with_the_mean_term_flipped(x, g):
 
 
 def test_the_capstone_says_whose_pieces_differ_from_the_solution_and_where(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     step = first_step()
     config, sd = step.model.config, capstone.floats(step.model)
     assert capstone.first_difference(config, sd, step.tokens).startswith("no piece of yours is in use yet")
@@ -343,14 +343,14 @@ class TestedRmsnorm:
     ],
 )
 def test_the_capstone_names_the_call_where_a_piece_first_differs(monkeypatch, name, wrong, call):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     step = first_step()
     said = capstone.first_difference(step.model.config, capstone.floats(step.model), step.tokens, yours={name: wrong})
     assert said.startswith(f"{name} is the first of your pieces to differ from the solution,\n in its call for {call}:")
 
 
 def test_the_capstone_names_a_piece_that_raises(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     step = first_step()
 
     def relu_backward(h, g):
@@ -372,7 +372,7 @@ def test_the_capstone_names_a_piece_that_raises(monkeypatch):
 
 
 def test_training_that_parts_from_the_engine_names_the_step_and_the_piece(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {"rmsnorm_backward": rmsnorm_with_the_mean_term_flipped})
+    monkeypatch.setattr(kept, "_yours", {"rmsnorm_backward": rmsnorm_with_the_mean_term_flipped})
     config = GPTConfig(vocab_size=5, n_embd=8, n_head=2, block_size=6)
     training = capstone.side_by_side(config, [[4, 0, 1, 2, 4], [4, 3, 3, 4]], steps=3)
     assert training.rows[0][0] == pytest.approx(training.rows[0][1], abs=1e-12), "the first forward pass is shared"
@@ -383,7 +383,7 @@ def test_training_that_parts_from_the_engine_names_the_step_and_the_piece(monkey
 
 
 def test_training_with_the_solutions_says_nothing_differs(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
+    monkeypatch.setattr(kept, "_yours", {})
     config = GPTConfig(vocab_size=5, n_embd=8, n_head=2, block_size=6)
     training = capstone.side_by_side(config, [[4, 0, 1, 2, 4]], steps=2)
     assert training.first_difference == "" and all(abs(e - m) < 1e-12 for e, m, _, _ in training.rows)
@@ -395,7 +395,7 @@ def head_for_seven_positions(qs, ks, vs, gs):
 
 
 def test_a_piece_that_returns_the_wrong_shape_in_the_capstone_is_named_with_its_call_not_an_index_error(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {"attention_head_backward": head_for_seven_positions})
+    monkeypatch.setattr(kept, "_yours", {"attention_head_backward": head_for_seven_positions})
     config = GPTConfig(vocab_size=5, n_embd=8, n_head=2, block_size=12)
     document = [4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 4]  # T = 10
     with pytest.raises(capstone.PieceError) as raised:
@@ -410,7 +410,7 @@ def test_a_piece_that_returns_the_wrong_shape_in_the_capstone_is_named_with_its_
 
 
 def test_training_with_a_piece_that_raises_stops_at_that_step_and_names_it(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {"attention_head_backward": head_for_seven_positions})
+    monkeypatch.setattr(kept, "_yours", {"attention_head_backward": head_for_seven_positions})
     config = GPTConfig(vocab_size=5, n_embd=8, n_head=2, block_size=12)
     short, long = [4, 0, 1, 2, 4], [4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 4]
     training = capstone.side_by_side(config, [short, long, short], steps=3)

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from microgpt.course import capstone, runner
+from microgpt.course import capstone, kept, runner
 
 CHECKED = textwrap.dedent(
     """\
@@ -32,8 +32,8 @@ def run(*sources: str, offered: dict[str, list[str]] | None = None) -> dict:
 
 @pytest.fixture(autouse=True)
 def no_pieces(monkeypatch):
-    monkeypatch.setattr(capstone, "_yours", {})
-    monkeypatch.setattr(capstone, "_offered", {})
+    monkeypatch.setattr(kept, "_yours", {})
+    monkeypatch.setattr(kept, "_offered", {})
 
 
 def test_a_chain_runs_in_one_namespace_and_its_printing_comes_back():
@@ -133,7 +133,7 @@ def test_a_piece_offered_from_an_earlier_visit_is_run_again_when_the_capstone_is
 
 def test_a_run_that_does_not_ask_the_capstone_runs_no_offered_piece():
     result = run("print(1)\n", offered={"relu_backward": [CHECKED]})
-    assert result["yours"] == [] and capstone._yours == {}
+    assert result["yours"] == [] and kept._yours == {}
 
 
 def test_an_offered_piece_its_checker_now_refuses_is_not_used():
@@ -146,10 +146,8 @@ def test_the_readers_newer_piece_wins_over_an_offered_one():
     run(CHECKED)
     older = CHECKED.replace("gi if hi > 0 else 0.0", "(gi if hi > 0 else 0.0) + 0.0")
     run("pass\n", offered={"relu_backward": [older]})
-    from microgpt.course import capstone as live
-
-    assert inspect.unwrap(live.pieces()["relu_backward"]).__code__.co_firstlineno == 4
-    assert "0.0) + 0.0" not in str(live._offered)
+    assert inspect.unwrap(capstone.pieces()["relu_backward"]).__code__.co_firstlineno == 4
+    assert "0.0) + 0.0" not in str(kept._offered)
 
 
 def test_values_a_run_leaves_behind_are_unlinked_from_their_children():
