@@ -50,7 +50,7 @@ from microgpt.course.diagnosis import (
 )
 from microgpt.train import cyclic_gc_paused
 
-__all__ = ["RTOL", "RTOL_SHOWN", "Case", "Frame", "Piece", "Slip", "Verdict", "check", "take_verdicts"]
+__all__ = ["RTOL", "RTOL_SHOWN", "Case", "Cases", "Frame", "Piece", "Slip", "Verdict", "check", "take_verdicts"]
 
 
 @dataclass
@@ -75,6 +75,23 @@ class Case:
         if "scales" not in self.kept:
             self.kept["scales"] = scales(self.engine)
         return self.kept["scales"]
+
+
+class Cases:
+    """A piece's cases, made the first time a checker asks for them and kept for the interpreter's life, or handed
+    in by another interpreter that made them (the page's fresh Python after a Stop: microgpt.course.runner).
+
+    Making them (real steps recorded, the engine's answers) is most of a checker's first run.
+    """
+
+    def __init__(self, make: Callable[[], list[Case]]) -> None:
+        self.make = make
+        self.made: list[Case] | None = None
+
+    def __call__(self) -> list[Case]:
+        if self.made is None:
+            self.made = self.make()
+        return self.made
 
 
 @dataclass

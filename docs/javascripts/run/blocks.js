@@ -94,7 +94,9 @@ async function execute(block) {
   setStatus(ui, "Running…", null);
   const sources = block.chain.map(sourceOf);
   const started = performance.now();
-  const result = await python.runChain(sources, keptPieces()); // the reader's pieces, for the capstone
+  const long = setTimeout(expectStops, 1000); // the run itself (not Python's start) took a second: a Stop may come
+  const running = python.runChain(sources, keptPieces()); // the reader's pieces, for the capstone
+  const result = await running.finally(() => clearTimeout(long));
   const ms = performance.now() - started;
   rememberPieces(sources, result);
   el.dataset.mgMs = String(Math.round(ms));
@@ -108,10 +110,7 @@ export function run(block) {
   // aria-disabled, not disabled: a disabled button would drop the keyboard focus
   ui.run.setAttribute("aria-disabled", "true");
   el.setAttribute("aria-busy", "true");
-  const offerStop = setTimeout(() => {
-    ui.stop.hidden = false; // only for a run that takes a while
-    expectStops();
-  }, 1000);
+  const offerStop = setTimeout(() => (ui.stop.hidden = false), 1000); // only for a run that takes a while
   const onWait = (/** @type {import("./runs.js").Place | null} */ ahead) => {
     ui.stop.hidden = false; // its Stop ends the run ahead, and this one goes on with a fresh Python
     ui.stop.textContent = "Stop it";
