@@ -155,6 +155,9 @@ class Verdict:
     text: str
     frames: tuple[Frame, ...] = ()  # innermost last, as Python prints them
     kept: bool = False  # accepted and kept as the reader's own piece (microgpt.course.capstone)
+    # the exception the reader's function raised, as Python names it (type, message), so that the page can say it
+    # in its status line; None when it raised none, and for a body not written yet (the text says that one)
+    error: tuple[str, str] | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -166,6 +169,7 @@ class Verdict:
             "text": self.text,
             "kept": self.kept,
             "frames": [vars(frame) for frame in self.frames],
+            "error": None if self.error is None else {"type": self.error[0], "message": self.error[1]},
         }
 
 
@@ -362,7 +366,8 @@ def _judge(piece: Piece, backward: Callable[..., Any]) -> Verdict:
         if blank:
             return Verdict(piece.name, False, blank[0], blank[1])
         said, frames = _raised(name, first.error)
-        return Verdict(piece.name, False, where + said + (f"\n {pattern}" if pattern else ""), frames)
+        error = (type(first.error).__name__, str(first.error))
+        return Verdict(piece.name, False, where + said + (f"\n {pattern}" if pattern else ""), frames, error=error)
     if first.problem:
         return Verdict(piece.name, False, where + first.problem)
     try:

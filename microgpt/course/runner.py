@@ -14,8 +14,9 @@ A run's result:
                      1-based, where a SyntaxError's parser stopped, else null. A SyntaxError's message is the
                      parser's alone ("expected ':'"), without the block's file name; a NotImplementedError
                      without one says which function is not written yet
-    verdicts         [{piece, ok, text, kept, frames: [{file, line, function, source, part}]}]: each checker's
-                     verdict, in order; a frame's part is the block it is in, or null
+    verdicts         [{piece, ok, text, kept, frames: [{file, line, function, source, part}], error}]: each
+                     checker's verdict, in order; a frame's part is the block it is in, or null; error: null, or
+                     {type, message}, the exception the reader's function raised (not a body not written yet)
     yours            the names of the reader's pieces the capstone used, when the run asked it for its
                      pieces; else []
 

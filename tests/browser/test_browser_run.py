@@ -454,9 +454,14 @@ def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(kept,
     assert _verdict(el) == ("accepted", "✓", f"Accepted: {_checker_says(RELU_RIGHT)}.")
     editor.fill(RELU_RAISES)
     assert _run_by_keyboard(page, el) == "done", "the checker caught the reader's error: the block ran to its end"
-    assert _verdict(el)[:2] == ("not-yet", "✗")
+    kind, icon, words = _verdict(el)  # the error named, where and on what, as a top-level error's verdict names it
+    assert (kind, icon) == ("not-yet", "✗")
+    assert words == (
+        "Not yet: relu_backward raised an error at line 5: ZeroDivisionError: division by zero,"
+        f" on {_checker_says(RELU_RAISES)}."
+    )
     assert "relu_backward raised ZeroDivisionError" in _stdout(el)
-    assert _marked(el) == [(5, "relu_backward raised an error here (the checker's message below says which)")]
+    assert _marked(el) == [(5, "ZeroDivisionError: division by zero")]
     editor.fill(RELU_NAME_ERROR)
     assert _run_by_keyboard(page, el) == "error"
     kind, _, words = _verdict(el)

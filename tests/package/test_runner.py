@@ -96,6 +96,7 @@ def test_a_blank_body_checked_is_one_line_that_says_not_written_yet_with_its_fra
     assert result["ok"] and not verdict["ok"] and not verdict["kept"]
     assert verdict["text"] == ("✗ relu_backward is not written yet: line 5 raises NotImplementedError")
     assert [(f["part"], f["line"], f["source"]) for f in verdict["frames"]] == [(0, 5, "raise NotImplementedError")]
+    assert verdict["error"] is None, "the text says it: the page need not name the error again"
 
 
 def test_an_error_in_the_package_points_at_the_readers_line_that_called_it():
@@ -126,6 +127,7 @@ def test_an_error_inside_the_readers_function_comes_back_with_their_line():
         "relu_backward raised ValueError: no idea\n at line 5, in relu_backward: raise ValueError('no idea')"
         in (verdict["text"])
     )
+    assert verdict["error"] == {"type": "ValueError", "message": "no idea"}  # what the page's status line names
 
 
 def test_a_piece_offered_from_an_earlier_visit_is_run_again_when_the_capstone_is_asked():

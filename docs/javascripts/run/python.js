@@ -17,8 +17,9 @@ import { SITE_ROOT } from "./root.js";
 /**
  * What microgpt.course.runner.run_chain returns (see its docstring).
  * @typedef {{ file: string, line: number, function: string, source: string, part: number | null }} Frame
- * @typedef {{ piece: string, ok: boolean, text: string, kept: boolean, frames: Frame[] }} CheckerVerdict
- * @typedef {{ type: string, message: string, part: number | null, line: number | null }} RunError
+ * @typedef {{ type: string, message: string }} Raised  an exception, as Python names it
+ * @typedef {{ piece: string, ok: boolean, text: string, kept: boolean, frames: Frame[], error: Raised | null }} CheckerVerdict
+ * @typedef {Raised & { part: number | null, line: number | null }} RunError
  * @typedef {object} RunResult
  * @property {string} stdout
  * @property {string} stderr
