@@ -520,6 +520,104 @@ def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(kept,
     last.get_by_role("button", name="Reset").click()
 
 
+# ---------------------------------------------------------------------------- the exercises, as a learner meets them
+EXERCISE = '!!! question "Exercise'  # how a page opens an exercise (CONTRIBUTING.md)
+EXERCISES = {
+    _site_path(md): md.read_text(encoding="utf-8").count(EXERCISE)
+    for md in sorted(DOCS.glob("*.md"))
+    if EXERCISE in md.read_text(encoding="utf-8")
+}
+LABEL = "Output (checked by the tests)"  # the build's label over a checked output (mgsite/runnable.py)
+FOLDED = "Output of the page's code (checked by the tests)"  # the button it gives way to (run/checked.js)
+
+
+def _right_answer(exercise) -> str:
+    """The "Write it yourself" template with its function written as the page's solution writes it."""
+    blank = exercise.locator(".tabbed-block").first.locator(".mg-run .highlight code").first.text_content()
+    name = re.search(r"^def (\w+)\(", blank, re.M).group(1)
+    solution = exercise.locator("xpath=following-sibling::details[contains(@class, 'success')][1]")
+    written = solution.locator(".mg-run").filter(has_text=f"def {name}(").locator(".highlight code").first
+    definition = re.compile(rf"^def {name}\(.*?raise NotImplementedError[^\n]*", re.S | re.M)
+    answer, found = definition.subn(lambda _: written.text_content().rstrip("\n"), blank)
+    assert found == 1, blank
+    return answer
+
+
+def _shown(exercise_tab) -> str:
+    """What the reader sees of a tab: its rendered text, without what is hidden or folded away."""
+    return exercise_tab.evaluate("t => t.innerText")
+
+
+def _checked_and_fold(page, block):
+    """A block's checked output, the label over it, and the paragraph with the button that stands for it folded."""
+    checked = page.locator(f'[data-mg-expected="{block.get_attribute("data-mg-run")}"]')
+    label = checked.locator("xpath=preceding-sibling::p[1]")
+    fold = checked.locator("xpath=preceding-sibling::p[contains(@class, 'mg-run__fold')]")
+    return checked, label, fold
+
+
+def _as_built(page, block) -> None:
+    checked, label, fold = _checked_and_fold(page, block)
+    assert checked.is_visible() and label.is_visible() and label.text_content().strip() == LABEL
+    assert fold.count() == 0
+
+
+def _folded(page, block) -> None:
+    checked, label, fold = _checked_and_fold(page, block)
+    assert checked.is_hidden() and label.is_hidden()
+    button = fold.get_by_role("button", name=FOLDED)
+    assert button.get_attribute("aria-expanded") == "false"
+    assert button.get_attribute("aria-controls") == checked.get_attribute("id")
+
+
+@pytest.mark.xdist_group("one_python")
+@pytest.mark.parametrize("path", sorted(EXERCISES))
+def test_after_an_edit_or_a_run_only_the_code_on_screen_has_a_verdict_beside_it(kept, run_url, path):
+    """Every exercise: the checked output of the page's template stands as built until the learner edits or runs;
+    then it is folded behind a button that says it is the page's code's, so no ✗ of other code stands under a ✓;
+    the button opens it, Reset brings it back. A run of the page's slip, unedited, folds it too: the run says it."""
+    page = kept.page
+    _go(page, run_url + path)
+    page.wait_for_function(MOUNTED, arg=len(PAGES[path]))
+    exercises = page.locator(".admonition.question").filter(has=page.locator(".tabbed-set .mg-run"))
+    assert exercises.count() == EXERCISES[path]
+    for exercise in exercises.all():
+        write, slip = (tab.locator(".mg-run") for tab in exercise.locator(".tabbed-block").all())
+        tab = exercise.locator(".tabbed-block").first
+        _reveal(write)
+        _as_built(page, write)
+        write.get_by_role("button", name="Edit").click()
+        write.get_by_role("textbox").fill(_right_answer(exercise))
+        _folded(page, write)
+        assert "✗" not in _shown(tab) and "not written yet" not in _shown(tab), _shown(tab)
+        write.get_by_role("button", name=re.compile(r"^Run")).click()
+        assert _wait_done(page, write) == "done"
+        assert _verdict(write)[:2] == ("accepted", "✓")
+        _folded(page, write)
+        assert "✗" not in _shown(tab), _shown(tab)
+        checked, label, fold = _checked_and_fold(page, write)
+        button = fold.get_by_role("button")
+        button.click()  # the reader may still read it, under the button that says whose it is
+        assert checked.is_visible() and label.is_hidden() and button.get_attribute("aria-expanded") == "true"
+        assert "not written yet" in _shown(tab)
+        button.click()
+        assert checked.is_hidden()
+        write.get_by_role("textbox").fill(_right_answer(exercise) + "\n# edited")  # what it printed is of code before
+        said = write.locator(".mg-run__output").evaluate("o => getComputedStyle(o, '::before').content")
+        assert said == '"From an earlier run:"' and write.locator(".mg-run__verdict").is_hidden()
+        write.get_by_role("button", name="Reset").click()
+        _as_built(page, write)
+
+        _reveal(slip)  # the page's attempt with a slip, run as it is: the run says what the checked output said
+        _as_built(page, slip)
+        slip.get_by_role("button", name=re.compile(r"^Run")).click()
+        assert _wait_done(page, slip) == "done" and _verdict(slip)[:2] == ("not-yet", "✗")
+        checked, _, fold = _checked_and_fold(page, slip)
+        assert _stdout(slip) == checked.evaluate("c => c.querySelector('code').textContent")
+        _folded(page, slip)
+    assert axe_violations(page, ".admonition.question") == []
+
+
 @pytest.mark.xdist_group("one_python")
 def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(kept, run_url):
     page = kept.page

@@ -4,6 +4,7 @@
 // data-mg-state (idle, loading, running, done, error; needs for a block that cannot run here) and
 // data-mg-edited for styles and tests.
 import { h } from "../dom.js";
+import { foldChecked } from "./checked.js";
 import { copyButton } from "./copy.js";
 import { closeEditor, openEditor, restoreDraft } from "./editing.js";
 import { keptPieces, rememberPieces } from "./pieces.js";
@@ -36,6 +37,7 @@ import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
  * @property {UI} ui
  * @property {import("../editor/index.js").Editor | null} editor   once the reader has pressed Edit
  * @property {boolean} editing       the editor is shown (and what it holds is what runs)
+ * @property {boolean} judged        a checker has judged a run of it (since the last Reset)
  */
 
 /** @type {WeakMap<Element, Block>} */
@@ -56,6 +58,17 @@ const sourceOf = (block) => `${textOf(block)}\n`;
 
 /** @param {Block} block */
 const isEdited = (block) => textOf(block) !== block.original;
+
+/** Fold away, or show again, the checked output of each block whose run runs this one (checked.js): it is the
+ * page's code's, so it is folded once a block of that run is edited or a checker has judged it.
+ * @param {Block} block */
+function showChecked(block) {
+  for (const output of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-mg-expected]"))) {
+    const box = document.querySelector(`[data-mg-run="${output.dataset.mgExpected}"]`);
+    const owner = box && mounted.get(box);
+    if (owner?.chain.includes(block)) foldChecked(owner, owner.judged || owner.chain.some(isEdited));
+  }
+}
 
 /** The text of a heading or title without its permalink. @param {Element} el */
 function titleOf(el) {
@@ -101,6 +114,8 @@ async function execute(block) {
   rememberPieces(sources, result);
   el.dataset.mgMs = String(Math.round(ms));
   showResult(block, result, { seconds: ms / 1000, edited: block.chain.some(isEdited) });
+  if (result.verdicts.length) block.judged = true;
+  showChecked(block);
 }
 
 /** @param {Block} block */
@@ -141,6 +156,7 @@ export function run(block) {
 function onEdited(block) {
   block.el.dataset.mgEdited = String(block.chain.some(isEdited));
   showStale(block);
+  showChecked(block);
 }
 
 /** The editor, as blocks open it: a reader who edits may write a loop that never ends, so Stop is expected.
@@ -157,6 +173,8 @@ function reset(block) {
   el.dataset.mgEdited = String(block.chain.some(isEdited));
   showStale(block, false);
   ui.output.hidden = true; // it came from code that is gone
+  block.judged = false;
+  showChecked(block);
   setStatus(ui, "Back to the page's code.");
   ui.edit.focus();
 }
@@ -250,6 +268,7 @@ export function mountBlocks(root) {
           chain: [],
           editor: null,
           editing: false,
+          judged: false,
         })
       ),
   );
