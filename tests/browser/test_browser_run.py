@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browsing import COLOUR_RULES, Watched, axe_violations, open_page
+from browsing import COLOUR_RULES, DESKTOP, PHONE, Watched, axe_violations, open_page
 from mgsite import blocks as mdblocks
 from sitecheck import QuietHandler, serving, site_url
 
@@ -616,6 +616,81 @@ def test_after_an_edit_or_a_run_only_the_code_on_screen_has_a_verdict_beside_it(
         assert _stdout(slip) == checked.evaluate("c => c.querySelector('code').textContent")
         _folded(page, slip)
     assert axe_violations(page, ".admonition.question") == []
+
+
+# Every control of a block's run bar, each shown for the measure (Stop shows only during a long run, Reset only
+# while editing), then hidden again as it was: [text, width, height].
+CONTROL_SIZES = """el => [...el.querySelectorAll('.mg-run__bar .md-button')].map((b) => {
+  const hidden = b.hidden;
+  b.hidden = false;
+  const box = b.getBoundingClientRect();
+  b.hidden = hidden;
+  return [b.textContent.trim(), box.width, box.height];
+})"""
+
+# The visual rows of a line of code: the left edge of each (its text's, from the top), and the width of one
+# character of its font.
+ROWS = """line => {
+  const range = document.createRange();
+  range.selectNodeContents(line);
+  const rows = new Map();
+  for (const r of range.getClientRects()) {
+    if (r.width === 0) continue;
+    const top = Math.round(r.top);
+    rows.set(top, Math.min(rows.get(top) ?? Infinity, r.left));
+  }
+  const canvas = document.createElement('canvas').getContext('2d');
+  const style = getComputedStyle(line);  // its font shorthand may be empty: set from its parts
+  canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return { lefts: [...rows.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]),
+           ch: canvas.measureText('0000000000').width / 10 };
+}"""
+
+
+def _hangs(line, indent: int) -> bool:
+    """The line wraps, and each row after its first starts four columns past the line's own indentation."""
+    rows = line.evaluate(ROWS)
+    lefts, ch = rows["lefts"], rows["ch"]
+    return len(lefts) > 1 and all(abs(left - lefts[0] - (indent + 4) * ch) < 1 for left in lefts[1:])
+
+
+@pytest.mark.parametrize("path", sorted(EXERCISES))
+def test_on_a_phone_the_run_controls_are_a_thumbs_size_and_a_template_reads_without_scrolling_sideways(
+    watched, run_url, path
+):
+    """At 390 px every control of a run bar is at least 44 x 44 px (on a desktop the bar stays compact); an
+    exercise's template, shown and in the editor, wraps its lines instead of hiding their ends, the docstring's
+    hint among them, each continuation indented under its line."""
+    page = watched.page
+    page.set_viewport_size({"width": PHONE, "height": 900})
+    open_page(page, run_url + path)
+    page.wait_for_function(MOUNTED, arg=len(PAGES[path]))
+    bars = page.locator(".mg-run:has(.mg-run__bar)")
+    small = []
+    for block in bars.all():
+        _reveal(block)
+        small += [(text, w, h) for text, w, h in block.evaluate(CONTROL_SIZES) if w < 44 or h < 44]
+    assert small == [], small
+    exercises = page.locator(".admonition.question").filter(has=page.locator(".tabbed-set .mg-run"))
+    for exercise in exercises.all():
+        for block in (tab.locator(".mg-run") for tab in exercise.locator(".tabbed-block").all()):
+            _reveal(block)
+            code = block.locator(".highlight code").first
+            assert code.evaluate("c => c.scrollWidth <= c.clientWidth + 1"), code.text_content()
+            docstring = block.locator(".highlight code > span").filter(has_text='"""').first
+            assert _hangs(docstring, 4), docstring.text_content()
+            block.get_by_role("button", name="Edit").click()
+            scroller = block.locator(".cm-scroller")
+            assert scroller.evaluate("s => s.scrollWidth <= s.clientWidth + 1")
+            wrapped = block.locator(".cm-line").filter(has_text='"""').first
+            assert _hangs(wrapped, 4)
+            assert wrapped.text_content() == docstring.text_content().rstrip("\n"), "wrapped, it is still one line"
+            block.get_by_role("button", name="Reset").click()
+
+    page.set_viewport_size({"width": DESKTOP, "height": 900})
+    block = bars.first
+    _reveal(block)
+    assert all(h < 44 for _, _, h in block.evaluate(CONTROL_SIZES)), "a desktop's bar stays compact"
 
 
 @pytest.mark.xdist_group("one_python")

@@ -11,6 +11,7 @@ import { keptPieces, rememberPieces } from "./pieces.js";
 import { expectStops, getPython, pythonReady, pythonStartedBefore, stopPython } from "./python.js";
 import { setStatus, showResult, showStale, showStopped } from "./result.js";
 import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
+import { wrapLines } from "./wrap.js";
 
 /**
  * @typedef {object} UI
@@ -224,6 +225,7 @@ function mount(block) {
   ui.edit.addEventListener("click", () => edit(block, { focus: true }));
   ui.reset.addEventListener("click", () => reset(block));
   highlightOf(block.el).after(bar, ui.verdict, ui.output);
+  if (block.el.closest(".admonition.question")) wrapLines(highlightOf(block.el)); // an exercise (CONTRIBUTING.md)
   block.el.dataset.mgState = "idle";
   block.el.dataset.mgEdited = "false";
   restoreDraft(block, (text) => {
