@@ -118,8 +118,8 @@ bench-signals: $(BASE_STAMP)  ## what a stop signal in the first 60 ms gives, an
 bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this site and a stock Material build of the same pages, side by side
 	$(SITE_BIN)/python benchmarks/bench_site.py $(SITE) $(BENCH_SITE_ARGS)
 
-bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, Stop to the next answer, the editor, bytes
-	$(BIN)/python benchmarks/bench_run.py $(SITE)
+bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, Stop to a checked answer on two exercises, the editor, bytes (BENCH_RUN_ARGS="--busy 2": under load)
+	$(BIN)/python benchmarks/bench_run.py $(SITE) $(BENCH_RUN_ARGS)
 
 bench-checkers: build  ## each exercise's checker: ms in CPython beside Pyodide (run by Node), first run, again, all wrong
 	$(BIN)/python benchmarks/bench_checkers.py $(SITE)

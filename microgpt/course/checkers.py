@@ -12,13 +12,12 @@ pre-activations a hair either side of 0, and one exactly 0.
 """
 
 import copy
-import functools
 import inspect
 import math
 from typing import Any
 
 from microgpt.course import kept, pieces
-from microgpt.course.checking import Case, Piece, Slip, Verdict, check
+from microgpt.course.checking import Case, Cases, Piece, Slip, Verdict, check
 from microgpt.course.diagnosis import Family, Grouping, Instead, Layout
 from microgpt.course.exercises import data, grad
 from microgpt.course.recordings import Recording, another, chapters, longer, narrow, second, third, wider
@@ -75,7 +74,7 @@ SIGN = "wrong sign: every entry is the engine's times -1."
 
 def _cached(cases):
     """A piece's cases, made once per interpreter (each is a real step's numbers and the engine's answer)."""
-    return functools.cache(cases)
+    return Cases(cases)
 
 
 # ---------------------------------------------------------------- softmax with cross-entropy

@@ -50,7 +50,7 @@ from microgpt.course.diagnosis import (
 )
 from microgpt.train import cyclic_gc_paused
 
-__all__ = ["RTOL", "RTOL_SHOWN", "Case", "Frame", "Piece", "Slip", "Verdict", "check", "take_verdicts"]
+__all__ = ["RTOL", "RTOL_SHOWN", "Case", "Cases", "Frame", "Piece", "Slip", "Verdict", "check", "take_verdicts"]
 
 
 @dataclass
@@ -75,6 +75,23 @@ class Case:
         if "scales" not in self.kept:
             self.kept["scales"] = scales(self.engine)
         return self.kept["scales"]
+
+
+class Cases:
+    """A piece's cases, made the first time a checker asks for them and kept for the interpreter's life, or handed
+    in by another interpreter that made them (the page's fresh Python after a Stop: microgpt.course.runner).
+
+    Making them (real steps recorded, the engine's answers) is most of a checker's first run.
+    """
+
+    def __init__(self, make: Callable[[], list[Case]]) -> None:
+        self.make = make
+        self.made: list[Case] | None = None
+
+    def __call__(self) -> list[Case]:
+        if self.made is None:
+            self.made = self.make()
+        return self.made
 
 
 @dataclass
@@ -138,6 +155,9 @@ class Verdict:
     text: str
     frames: tuple[Frame, ...] = ()  # innermost last, as Python prints them
     kept: bool = False  # accepted and kept as the reader's own piece (microgpt.course.capstone)
+    # the exception the reader's function raised, as Python names it (type, message), so that the page can say it
+    # in its status line; None when it raised none, and for a body not written yet (the text says that one)
+    error: tuple[str, str] | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -149,6 +169,7 @@ class Verdict:
             "text": self.text,
             "kept": self.kept,
             "frames": [vars(frame) for frame in self.frames],
+            "error": None if self.error is None else {"type": self.error[0], "message": self.error[1]},
         }
 
 
@@ -345,7 +366,8 @@ def _judge(piece: Piece, backward: Callable[..., Any]) -> Verdict:
         if blank:
             return Verdict(piece.name, False, blank[0], blank[1])
         said, frames = _raised(name, first.error)
-        return Verdict(piece.name, False, where + said + (f"\n {pattern}" if pattern else ""), frames)
+        error = (type(first.error).__name__, str(first.error))
+        return Verdict(piece.name, False, where + said + (f"\n {pattern}" if pattern else ""), frames, error=error)
     if first.problem:
         return Verdict(piece.name, False, where + first.problem)
     try:

@@ -14,18 +14,25 @@ A run's result:
                      1-based, where a SyntaxError's parser stopped, else null. A SyntaxError's message is the
                      parser's alone ("expected ':'"), without the block's file name; a NotImplementedError
                      without one says which function is not written yet
-    verdicts         [{piece, ok, text, kept, frames: [{file, line, function, source, part}]}]: each checker's
-                     verdict, in order; a frame's part is the block it is in, or null
+    verdicts         [{piece, ok, text, kept, frames: [{file, line, function, source, part}], error}]: each
+                     checker's verdict, in order; a frame's part is the block it is in, or null; error: null, or
+                     {type, message}, the exception the reader's function raised (not a body not written yet)
     yours            the names of the reader's pieces the capstone used, when the run asked it for its
                      pieces; else []
+
+A checker's first run in a Python makes its piece's cases, and that is most of its time; a Stop ends that
+Python. So the page asks each Python for the cases it made (cases_made) and hands them to every fresh one
+(take_cases): made once per visit, not once per Python.
 """
 
 import contextlib
+import dataclasses
 import functools
 import gc
 import io
 import json
 import linecache
+import pickle
 import sys
 import traceback
 import types
@@ -150,6 +157,29 @@ def unlink_graphs(namespace: dict[str, Any]) -> None:
         if children:
             value._children = ()
             values.extend(children)
+
+
+def cases_made(known: list[str]) -> dict[str, bytes]:
+    """The cases this Python holds of each piece not in known (the names the page has), pickled, by piece."""
+    checkers = sys.modules.get("microgpt.course.checkers")  # not imported: no checker has run, no case is made
+    if checkers is None:
+        return {}
+    held = {name: piece.cases for name, piece in checkers.PIECES.items() if name not in known}
+    return {
+        name: pickle.dumps([dataclasses.replace(case, kept={}) for case in cases.made])  # kept: remade when asked
+        for name, cases in held.items()
+        if isinstance(cases, checking.Cases) and cases.made is not None
+    }
+
+
+def take_cases(made: dict[str, bytes]) -> None:
+    """Hold the cases another Python of this page made (cases_made), for the pieces this one has not made yet."""
+    from microgpt.course.checkers import PIECES
+
+    for name, blob in made.items():
+        cases = PIECES[name].cases
+        if isinstance(cases, checking.Cases) and cases.made is None:
+            cases.made = pickle.loads(blob)  # made by the page's own Python, from this same wheel
 
 
 def trace_json(preset: str, leaves_json: str) -> str:

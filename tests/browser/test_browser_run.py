@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browsing import COLOUR_RULES, Watched, axe_violations, open_page
+from browsing import COLOUR_RULES, DESKTOP, PHONE, Watched, axe_violations, open_page
 from mgsite import blocks as mdblocks
 from sitecheck import QuietHandler, serving, site_url
 
@@ -454,9 +454,14 @@ def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(kept,
     assert _verdict(el) == ("accepted", "✓", f"Accepted: {_checker_says(RELU_RIGHT)}.")
     editor.fill(RELU_RAISES)
     assert _run_by_keyboard(page, el) == "done", "the checker caught the reader's error: the block ran to its end"
-    assert _verdict(el)[:2] == ("not-yet", "✗")
+    kind, icon, words = _verdict(el)  # the error named, where and on what, as a top-level error's verdict names it
+    assert (kind, icon) == ("not-yet", "✗")
+    assert words == (
+        "Not yet: relu_backward raised an error at line 5: ZeroDivisionError: division by zero,"
+        f" on {_checker_says(RELU_RAISES)}."
+    )
     assert "relu_backward raised ZeroDivisionError" in _stdout(el)
-    assert _marked(el) == [(5, "relu_backward raised an error here (the checker's message below says which)")]
+    assert _marked(el) == [(5, "ZeroDivisionError: division by zero")]
     editor.fill(RELU_NAME_ERROR)
     assert _run_by_keyboard(page, el) == "error"
     kind, _, words = _verdict(el)
@@ -513,6 +518,179 @@ def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(kept,
     marked = embedded.locator(".mg-run__line--error")
     assert marked.count() == 1 and marked.get_attribute("id").endswith(f"-{shown[2]}")
     last.get_by_role("button", name="Reset").click()
+
+
+# ---------------------------------------------------------------------------- the exercises, as a learner meets them
+EXERCISE = '!!! question "Exercise'  # how a page opens an exercise (CONTRIBUTING.md)
+EXERCISES = {
+    _site_path(md): md.read_text(encoding="utf-8").count(EXERCISE)
+    for md in sorted(DOCS.glob("*.md"))
+    if EXERCISE in md.read_text(encoding="utf-8")
+}
+LABEL = "Output (checked by the tests)"  # the build's label over a checked output (mgsite/runnable.py)
+FOLDED = "Output of the page's code (checked by the tests)"  # the button it gives way to (run/checked.js)
+
+
+def _right_answer(exercise) -> str:
+    """The "Write it yourself" template with its function written as the page's solution writes it."""
+    blank = exercise.locator(".tabbed-block").first.locator(".mg-run .highlight code").first.text_content()
+    name = re.search(r"^def (\w+)\(", blank, re.M).group(1)
+    solution = exercise.locator("xpath=following-sibling::details[contains(@class, 'success')][1]")
+    written = solution.locator(".mg-run").filter(has_text=f"def {name}(").locator(".highlight code").first
+    definition = re.compile(rf"^def {name}\(.*?raise NotImplementedError[^\n]*", re.S | re.M)
+    answer, found = definition.subn(lambda _: written.text_content().rstrip("\n"), blank)
+    assert found == 1, blank
+    return answer
+
+
+def _shown(exercise_tab) -> str:
+    """What the reader sees of a tab: its rendered text, without what is hidden or folded away."""
+    return exercise_tab.evaluate("t => t.innerText")
+
+
+def _checked_and_fold(page, block):
+    """A block's checked output, the label over it, and the paragraph with the button that stands for it folded."""
+    checked = page.locator(f'[data-mg-expected="{block.get_attribute("data-mg-run")}"]')
+    label = checked.locator("xpath=preceding-sibling::p[1]")
+    fold = checked.locator("xpath=preceding-sibling::p[contains(@class, 'mg-run__fold')]")
+    return checked, label, fold
+
+
+def _as_built(page, block) -> None:
+    checked, label, fold = _checked_and_fold(page, block)
+    assert checked.is_visible() and label.is_visible() and label.text_content().strip() == LABEL
+    assert fold.count() == 0
+
+
+def _folded(page, block) -> None:
+    checked, label, fold = _checked_and_fold(page, block)
+    assert checked.is_hidden() and label.is_hidden()
+    button = fold.get_by_role("button", name=FOLDED)
+    assert button.get_attribute("aria-expanded") == "false"
+    assert button.get_attribute("aria-controls") == checked.get_attribute("id")
+
+
+@pytest.mark.xdist_group("one_python")
+@pytest.mark.parametrize("path", sorted(EXERCISES))
+def test_after_an_edit_or_a_run_only_the_code_on_screen_has_a_verdict_beside_it(kept, run_url, path):
+    """Every exercise: the checked output of the page's template stands as built until the learner edits or runs;
+    then it is folded behind a button that says it is the page's code's, so no ✗ of other code stands under a ✓;
+    the button opens it, Reset brings it back. A run of the page's slip, unedited, folds it too: the run says it."""
+    page = kept.page
+    _go(page, run_url + path)
+    page.wait_for_function(MOUNTED, arg=len(PAGES[path]))
+    exercises = page.locator(".admonition.question").filter(has=page.locator(".tabbed-set .mg-run"))
+    assert exercises.count() == EXERCISES[path]
+    for exercise in exercises.all():
+        write, slip = (tab.locator(".mg-run") for tab in exercise.locator(".tabbed-block").all())
+        tab = exercise.locator(".tabbed-block").first
+        _reveal(write)
+        _as_built(page, write)
+        write.get_by_role("button", name="Edit").click()
+        write.get_by_role("textbox").fill(_right_answer(exercise))
+        _folded(page, write)
+        assert "✗" not in _shown(tab) and "not written yet" not in _shown(tab), _shown(tab)
+        write.get_by_role("button", name=re.compile(r"^Run")).click()
+        assert _wait_done(page, write) == "done"
+        assert _verdict(write)[:2] == ("accepted", "✓")
+        _folded(page, write)
+        assert "✗" not in _shown(tab), _shown(tab)
+        checked, label, fold = _checked_and_fold(page, write)
+        button = fold.get_by_role("button")
+        button.click()  # the reader may still read it, under the button that says whose it is
+        assert checked.is_visible() and label.is_hidden() and button.get_attribute("aria-expanded") == "true"
+        assert "not written yet" in _shown(tab)
+        button.click()
+        assert checked.is_hidden()
+        write.get_by_role("textbox").fill(_right_answer(exercise) + "\n# edited")  # what it printed is of code before
+        said = write.locator(".mg-run__output").evaluate("o => getComputedStyle(o, '::before').content")
+        assert said == '"From an earlier run:"' and write.locator(".mg-run__verdict").is_hidden()
+        write.get_by_role("button", name="Reset").click()
+        _as_built(page, write)
+
+        _reveal(slip)  # the page's attempt with a slip, run as it is: the run says what the checked output said
+        _as_built(page, slip)
+        slip.get_by_role("button", name=re.compile(r"^Run")).click()
+        assert _wait_done(page, slip) == "done" and _verdict(slip)[:2] == ("not-yet", "✗")
+        checked, _, fold = _checked_and_fold(page, slip)
+        assert _stdout(slip) == checked.evaluate("c => c.querySelector('code').textContent")
+        _folded(page, slip)
+    assert axe_violations(page, ".admonition.question") == []
+
+
+# Every control of a block's run bar, each shown for the measure (Stop shows only during a long run, Reset only
+# while editing), then hidden again as it was: [text, width, height].
+CONTROL_SIZES = """el => [...el.querySelectorAll('.mg-run__bar .md-button')].map((b) => {
+  const hidden = b.hidden;
+  b.hidden = false;
+  const box = b.getBoundingClientRect();
+  b.hidden = hidden;
+  return [b.textContent.trim(), box.width, box.height];
+})"""
+
+# The visual rows of a line of code: the left edge of each (its text's, from the top), and the width of one
+# character of its font.
+ROWS = """line => {
+  const range = document.createRange();
+  range.selectNodeContents(line);
+  const rows = new Map();
+  for (const r of range.getClientRects()) {
+    if (r.width === 0) continue;
+    const top = Math.round(r.top);
+    rows.set(top, Math.min(rows.get(top) ?? Infinity, r.left));
+  }
+  const canvas = document.createElement('canvas').getContext('2d');
+  const style = getComputedStyle(line);  // its font shorthand may be empty: set from its parts
+  canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return { lefts: [...rows.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]),
+           ch: canvas.measureText('0000000000').width / 10 };
+}"""
+
+
+def _hangs(line, indent: int) -> bool:
+    """The line wraps, and each row after its first starts four columns past the line's own indentation."""
+    rows = line.evaluate(ROWS)
+    lefts, ch = rows["lefts"], rows["ch"]
+    return len(lefts) > 1 and all(abs(left - lefts[0] - (indent + 4) * ch) < 1 for left in lefts[1:])
+
+
+@pytest.mark.parametrize("path", sorted(EXERCISES))
+def test_on_a_phone_the_run_controls_are_a_thumbs_size_and_a_template_reads_without_scrolling_sideways(
+    watched, run_url, path
+):
+    """At 390 px every control of a run bar is at least 44 x 44 px (on a desktop the bar stays compact); an
+    exercise's template, shown and in the editor, wraps its lines instead of hiding their ends, the docstring's
+    hint among them, each continuation indented under its line."""
+    page = watched.page
+    page.set_viewport_size({"width": PHONE, "height": 900})
+    open_page(page, run_url + path)
+    page.wait_for_function(MOUNTED, arg=len(PAGES[path]))
+    bars = page.locator(".mg-run:has(.mg-run__bar)")
+    small = []
+    for block in bars.all():
+        _reveal(block)
+        small += [(text, w, h) for text, w, h in block.evaluate(CONTROL_SIZES) if w < 44 or h < 44]
+    assert small == [], small
+    exercises = page.locator(".admonition.question").filter(has=page.locator(".tabbed-set .mg-run"))
+    for exercise in exercises.all():
+        for block in (tab.locator(".mg-run") for tab in exercise.locator(".tabbed-block").all()):
+            _reveal(block)
+            code = block.locator(".highlight code").first
+            assert code.evaluate("c => c.scrollWidth <= c.clientWidth + 1"), code.text_content()
+            docstring = block.locator(".highlight code > span").filter(has_text='"""').first
+            assert _hangs(docstring, 4), docstring.text_content()
+            block.get_by_role("button", name="Edit").click()
+            scroller = block.locator(".cm-scroller")
+            assert scroller.evaluate("s => s.scrollWidth <= s.clientWidth + 1")
+            wrapped = block.locator(".cm-line").filter(has_text='"""').first
+            assert _hangs(wrapped, 4)
+            assert wrapped.text_content() == docstring.text_content().rstrip("\n"), "wrapped, it is still one line"
+            block.get_by_role("button", name="Reset").click()
+
+    page.set_viewport_size({"width": DESKTOP, "height": 900})
+    block = bars.first
+    _reveal(block)
+    assert all(h < 44 for _, _, h in block.evaluate(CONTROL_SIZES)), "a desktop's bar stays compact"
 
 
 @pytest.mark.xdist_group("one_python")

@@ -6,6 +6,9 @@ checker kept, all from these fields: nothing in the page reads printed text.
 
 import inspect
 import json
+import pickle
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -93,6 +96,7 @@ def test_a_blank_body_checked_is_one_line_that_says_not_written_yet_with_its_fra
     assert result["ok"] and not verdict["ok"] and not verdict["kept"]
     assert verdict["text"] == ("✗ relu_backward is not written yet: line 5 raises NotImplementedError")
     assert [(f["part"], f["line"], f["source"]) for f in verdict["frames"]] == [(0, 5, "raise NotImplementedError")]
+    assert verdict["error"] is None, "the text says it: the page need not name the error again"
 
 
 def test_an_error_in_the_package_points_at_the_readers_line_that_called_it():
@@ -123,6 +127,7 @@ def test_an_error_inside_the_readers_function_comes_back_with_their_line():
         "relu_backward raised ValueError: no idea\n at line 5, in relu_backward: raise ValueError('no idea')"
         in (verdict["text"])
     )
+    assert verdict["error"] == {"type": "ValueError", "message": "no idea"}  # what the page's status line names
 
 
 def test_a_piece_offered_from_an_earlier_visit_is_run_again_when_the_capstone_is_asked():
@@ -148,6 +153,35 @@ def test_the_readers_newer_piece_wins_over_an_offered_one():
     run("pass\n", offered={"relu_backward": [older]})
     assert inspect.unwrap(capstone.pieces()["relu_backward"]).__code__.co_firstlineno == 4
     assert "0.0) + 0.0" not in str(kept._offered)
+
+
+# a fresh Python given the cases another made: it judges without making any (making them raises here)
+FRESH = """
+import json, pickle, sys
+from microgpt.course import runner
+from microgpt.course.checkers import PIECES
+
+runner.take_cases(pickle.load(open(sys.argv[1], "rb")))
+def made_again():
+    raise AssertionError("the cases were made again")
+PIECES["relu_backward"].cases.make = made_again
+print(json.dumps([json.loads(runner.run_chain([source]))["verdicts"] for source in json.loads(sys.argv[2])]))
+"""
+
+
+def test_the_cases_one_python_made_judge_alike_in_a_fresh_one_given_them(tmp_path):
+    """The page hands a checker's cases to each fresh Python (after a Stop): it makes none, and says the same."""
+    right, slip = CHECKED, CHECKED.replace("gi if hi > 0", "-gi if hi > 0")
+    here = [run(source)["verdicts"] for source in (right, slip)]
+    made = runner.cases_made([])
+    assert "relu_backward" in made and "relu_backward" not in runner.cases_made(["relu_backward"])
+    blob = tmp_path / "cases.pickle"
+    blob.write_bytes(pickle.dumps({"relu_backward": made["relu_backward"]}))
+    fresh = subprocess.run(
+        [sys.executable, "-c", FRESH, str(blob), json.dumps([right, slip])], capture_output=True, text=True, check=True
+    )
+    assert json.loads(fresh.stdout) == here
+    assert here[0][0]["ok"] and not here[1][0]["ok"]
 
 
 def test_values_a_run_leaves_behind_are_unlinked_from_their_children():

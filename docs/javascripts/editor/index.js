@@ -7,6 +7,7 @@ import { pythonLanguage } from "@codemirror/lang-python";
 import { LanguageSupport, bracketMatching, indentOnInput, indentUnit } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
+import { wrappedLineIndent } from "codemirror-wrapped-line-indent";
 import { highlighting, look } from "./look.js";
 import { errorMarks, setErrorMarks } from "./marks.js";
 
@@ -54,6 +55,11 @@ export function createEditor({ parent, text, label, describedBy, onRun, onChange
         highlighting,
         look,
         errorMarks,
+        // a long line wraps, and its continuation is indented past the line's own indentation, so that nothing of
+        // it (a docstring's hint) is out of sight, on a phone (36 columns) or beside the page's text (about 80),
+        // and a wrapped line does not read as a new one (its gutter has no number, either)
+        EditorView.lineWrapping,
+        wrappedLineIndent,
         // Tab indents; CodeMirror's documented way out for the keyboard is Escape, then Tab (said in describedBy)
         keymap.of([{ key: "Mod-Enter", run }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
         // tabindex: the text is focusable as it is (contenteditable), and says so, so that checkers such as axe

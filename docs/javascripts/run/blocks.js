@@ -4,12 +4,14 @@
 // data-mg-state (idle, loading, running, done, error; needs for a block that cannot run here) and
 // data-mg-edited for styles and tests.
 import { h } from "../dom.js";
+import { foldChecked } from "./checked.js";
 import { copyButton } from "./copy.js";
 import { closeEditor, openEditor, restoreDraft } from "./editing.js";
 import { keptPieces, rememberPieces } from "./pieces.js";
 import { expectStops, getPython, pythonReady, pythonStartedBefore, stopPython } from "./python.js";
 import { setStatus, showResult, showStale, showStopped } from "./result.js";
 import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
+import { wrapLines } from "./wrap.js";
 
 /**
  * @typedef {object} UI
@@ -36,6 +38,7 @@ import { describe, enqueue, noteRunLeftBehind } from "./runs.js";
  * @property {UI} ui
  * @property {import("../editor/index.js").Editor | null} editor   once the reader has pressed Edit
  * @property {boolean} editing       the editor is shown (and what it holds is what runs)
+ * @property {boolean} judged        a checker has judged a run of it (since the last Reset)
  */
 
 /** @type {WeakMap<Element, Block>} */
@@ -56,6 +59,17 @@ const sourceOf = (block) => `${textOf(block)}\n`;
 
 /** @param {Block} block */
 const isEdited = (block) => textOf(block) !== block.original;
+
+/** Fold away, or show again, the checked output of each block whose run runs this one (checked.js): it is the
+ * page's code's, so it is folded once a block of that run is edited or a checker has judged it.
+ * @param {Block} block */
+function showChecked(block) {
+  for (const output of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-mg-expected]"))) {
+    const box = document.querySelector(`[data-mg-run="${output.dataset.mgExpected}"]`);
+    const owner = box && mounted.get(box);
+    if (owner?.chain.includes(block)) foldChecked(owner, owner.judged || owner.chain.some(isEdited));
+  }
+}
 
 /** The text of a heading or title without its permalink. @param {Element} el */
 function titleOf(el) {
@@ -94,11 +108,15 @@ async function execute(block) {
   setStatus(ui, "Running…", null);
   const sources = block.chain.map(sourceOf);
   const started = performance.now();
-  const result = await python.runChain(sources, keptPieces()); // the reader's pieces, for the capstone
+  const long = setTimeout(expectStops, 1000); // the run itself (not Python's start) took a second: a Stop may come
+  const running = python.runChain(sources, keptPieces()); // the reader's pieces, for the capstone
+  const result = await running.finally(() => clearTimeout(long));
   const ms = performance.now() - started;
   rememberPieces(sources, result);
   el.dataset.mgMs = String(Math.round(ms));
   showResult(block, result, { seconds: ms / 1000, edited: block.chain.some(isEdited) });
+  if (result.verdicts.length) block.judged = true;
+  showChecked(block);
 }
 
 /** @param {Block} block */
@@ -108,10 +126,7 @@ export function run(block) {
   // aria-disabled, not disabled: a disabled button would drop the keyboard focus
   ui.run.setAttribute("aria-disabled", "true");
   el.setAttribute("aria-busy", "true");
-  const offerStop = setTimeout(() => {
-    ui.stop.hidden = false; // only for a run that takes a while
-    expectStops();
-  }, 1000);
+  const offerStop = setTimeout(() => (ui.stop.hidden = false), 1000); // only for a run that takes a while
   const onWait = (/** @type {import("./runs.js").Place | null} */ ahead) => {
     ui.stop.hidden = false; // its Stop ends the run ahead, and this one goes on with a fresh Python
     ui.stop.textContent = "Stop it";
@@ -142,6 +157,7 @@ export function run(block) {
 function onEdited(block) {
   block.el.dataset.mgEdited = String(block.chain.some(isEdited));
   showStale(block);
+  showChecked(block);
 }
 
 /** The editor, as blocks open it: a reader who edits may write a loop that never ends, so Stop is expected.
@@ -158,6 +174,8 @@ function reset(block) {
   el.dataset.mgEdited = String(block.chain.some(isEdited));
   showStale(block, false);
   ui.output.hidden = true; // it came from code that is gone
+  block.judged = false;
+  showChecked(block);
   setStatus(ui, "Back to the page's code.");
   ui.edit.focus();
 }
@@ -207,6 +225,7 @@ function mount(block) {
   ui.edit.addEventListener("click", () => edit(block, { focus: true }));
   ui.reset.addEventListener("click", () => reset(block));
   highlightOf(block.el).after(bar, ui.verdict, ui.output);
+  if (block.el.closest(".admonition.question")) wrapLines(highlightOf(block.el)); // an exercise (CONTRIBUTING.md)
   block.el.dataset.mgState = "idle";
   block.el.dataset.mgEdited = "false";
   restoreDraft(block, (text) => {
@@ -251,6 +270,7 @@ export function mountBlocks(root) {
           chain: [],
           editor: null,
           editing: false,
+          judged: false,
         })
       ),
   );

@@ -5,18 +5,21 @@
 // Stop ends the worker: Python cannot be interrupted from outside without cross-origin isolation, which a
 // static host cannot turn on, and starting a new one takes as long as the first start (the download is
 // the small part; benchmarks/bench_run.py measures both). So once a Stop may come (the reader has edited
-// code, where a runaway comes from, or a run has taken long enough to offer Stop) and the page's Python
-// has answered, a spare one starts in the background; Stop hands the next Run to it at once, and a new
-// spare starts. A reader who only runs the page's code pays for no spare. The reader's pieces come with
-// every run (pieces.js), so the spare has them too.
+// code, where a runaway comes from, or a run has itself taken a second, as a checker's first run does) and
+// the page's Python is up, a spare one starts in the background; Stop hands the next Run to it at once, and
+// a new spare starts. A reader whose runs are quick and who edits nothing pays for no spare. The reader's pieces come with
+// every run (pieces.js), so the spare has them too; and so do the checkers' cases, which most of a checker's
+// first run in a Python goes to making: after each run the page takes the cases that Python made, and every
+// Python it starts gets them before its first run (microgpt.course.runner.cases_made and take_cases).
 import { connect } from "./connection.js";
 import { SITE_ROOT } from "./root.js";
 
 /**
  * What microgpt.course.runner.run_chain returns (see its docstring).
  * @typedef {{ file: string, line: number, function: string, source: string, part: number | null }} Frame
- * @typedef {{ piece: string, ok: boolean, text: string, kept: boolean, frames: Frame[] }} CheckerVerdict
- * @typedef {{ type: string, message: string, part: number | null, line: number | null }} RunError
+ * @typedef {{ type: string, message: string }} Raised  an exception, as Python names it
+ * @typedef {{ piece: string, ok: boolean, text: string, kept: boolean, frames: Frame[], error: Raised | null }} CheckerVerdict
+ * @typedef {Raised & { part: number | null, line: number | null }} RunError
  * @typedef {object} RunResult
  * @property {string} stdout
  * @property {string} stderr
@@ -27,7 +30,11 @@ import { SITE_ROOT } from "./root.js";
  *
  * @typedef {(message: string, fraction: number | null) => void} OnProgress
  * @typedef {{ call: (op: string, args: object) => Promise<any>, stop: (error: Error) => void }} Connection
- * @typedef {{ connection: Connection, ready: Promise<void>, isReady: boolean }} Interpreter  one worker's Python
+ * @typedef {object} Interpreter  one worker's Python
+ * @property {Connection} connection
+ * @property {Promise<void>} ready   started, and given the cases the page had by then
+ * @property {boolean} isReady
+ * @property {Set<string>} cases     the pieces whose cases it holds (made, or given)
  */
 
 /** @type {Interpreter | null} */
@@ -36,6 +43,8 @@ let current = null; // the Python runs go to
 let spare = null; // started in the background, for the run after a Stop
 let starts = 0; // Pythons started in this document: the first downloads, the next ones read the cache
 let spareWanted = false; // a Stop may come
+/** @type {Record<string, Uint8Array>} */
+const cases = {}; // the checkers' cases a Python of this page made, pickled, by piece: every new one gets them
 /** @type {Set<OnProgress>} */
 const listeners = new Set();
 
@@ -46,7 +55,12 @@ export class PythonError extends Error {}
 function launch() {
   starts += 1;
   /** @type {Interpreter} */
-  const interpreter = { connection: /** @type {any} */ (null), ready: Promise.resolve(), isReady: false };
+  const interpreter = {
+    connection: /** @type {any} */ (null),
+    ready: Promise.resolve(),
+    isReady: false,
+    cases: new Set(),
+  };
   /** @type {OnProgress} */
   const progress = (message, fraction) => {
     if (interpreter === current) for (const listener of listeners) listener(message, fraction);
@@ -54,6 +68,8 @@ function launch() {
   interpreter.connection = connect(progress, () => forget(interpreter));
   interpreter.ready = send(interpreter, "start", { root: SITE_ROOT, again: starts > 1 }).then(() => {
     interpreter.isReady = true;
+    giveCases(interpreter); // sent before any run: a worker takes its messages in order
+    if (interpreter === current) keepASpare(); // while the first run goes on: a Stop after it finds the spare up
   });
   interpreter.ready.catch(() => forget(interpreter));
   return interpreter;
@@ -80,12 +96,33 @@ async function send(interpreter, op, args) {
   }
 }
 
+/** Send a started Python the cases the page has and it lacks. @param {Interpreter} interpreter */
+function giveCases(interpreter) {
+  const missing = Object.keys(cases).filter((name) => !interpreter.cases.has(name));
+  if (!interpreter.isReady || !missing.length) return;
+  for (const name of missing) interpreter.cases.add(name);
+  const given = Object.fromEntries(missing.map((name) => [name, cases[name]]));
+  send(interpreter, "takeCases", { cases: given }).catch(() => {}); // a Python stopped meanwhile needs none
+}
+
+/** After a run: keep the cases it made (a checker's first run in this Python), and give them to the other one.
+ * @param {Interpreter} interpreter */
+async function collectCases(interpreter) {
+  /** @type {Record<string, Uint8Array>} */
+  const made = await send(interpreter, "casesMade", { known: Object.keys(cases) }).catch(() => ({}));
+  for (const [name, blob] of Object.entries(made)) {
+    cases[name] = blob;
+    interpreter.cases.add(name);
+  }
+  for (const other of [current, spare]) if (other) giveCases(other);
+}
+
 /** Once a Stop may come and the current Python is up, a spare starts, so that a Stop costs no new start. */
 function keepASpare() {
   if (spareWanted && !spare && current?.isReady) spare = launch();
 }
 
-/** A Stop may come from now on: the reader has edited code, or a run has taken long enough to offer Stop. */
+/** A Stop may come from now on: the reader has edited code, or a run has taken a second. */
 export function expectStops() {
   spareWanted = true;
   keepASpare();
@@ -97,6 +134,7 @@ async function call(op, args) {
   try {
     return await send(interpreter, op, args);
   } finally {
+    if (op === "runChain") collectCases(interpreter);
     if (interpreter === current) keepASpare();
   }
 }

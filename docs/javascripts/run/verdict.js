@@ -1,7 +1,8 @@
 // One verdict per run, read from the run's result as data (microgpt.course.runner): never two that
 // contradict each other. In order:
 //   an error stopped the run        -> where (the line, and which block of the chain if not this one)
-//   a checker judged the reader     -> its verdict: accepted, or not yet (its message is in the output);
+//   a checker judged the reader     -> its verdict: accepted, or not yet (its message is in the output), and
+//                                      when the reader's function raised, the error and where, as above;
 //                                      what the block printed is not compared with the page's output
 //   the page shows a checked output -> the same; or, with a reason and no ✗, different because the reader
 //                                      changed the code, or because the reader's own pieces were used;
@@ -12,6 +13,7 @@
 /**
  * @typedef {import("./python.js").RunResult} RunResult
  * @typedef {import("./python.js").RunError} RunError
+ * @typedef {import("./python.js").CheckerVerdict} CheckerVerdict
  * @typedef {"error" | "accepted" | "not-yet" | "same" | "edited" | "yours" | "mismatch" | "pieces"} VerdictKind
  * @typedef {object} Verdict
  * @property {VerdictKind} kind
@@ -31,21 +33,46 @@
 const trimNewlines = (/** @type {string} */ s) => s.replace(/^\n+|\n+$/g, "");
 const names = (/** @type {string[]} */ pieces) => pieces.join(", ");
 
-/** The error as Python names it: "ZeroDivisionError: division by zero". @param {RunError} error */
+/** The error as Python names it: "ZeroDivisionError: division by zero".
+ * @param {import("./python.js").Raised} error */
 export const errorText = (error) => (error.message ? `${error.type}: ${error.message}` : error.type);
 
 /** A verdict from its parts. @param {VerdictKind} kind  @param {string} icon  @param {string} lead  @param {string} rest
  * @returns {Verdict} */
 const verdict = (kind, icon, lead, rest) => ({ kind, icon, lead, words: [lead, rest].filter(Boolean).join(" ") });
 
+/** A line of the chain as the reader sees it: "line 9", or which block above it is in.
+ * @param {number | null} at  the block (null: this one)  @param {number} line  @param {RunContext} context */
+function lineOf(at, line, { part, parts, shownLine }) {
+  return at === null || at === part
+    ? `line ${shownLine(part, line)}`
+    : `line ${shownLine(at, line)} of part ${at + 1} of ${parts}, a block above that this one continues`;
+}
+
 /** @param {RunError} error  @param {RunContext} context */
-function stopped(error, { part, parts, shownLine }) {
+function stopped(error, context) {
   if (error.line === null) return verdict("error", "⚠", "Stopped with an error:", errorText(error));
-  const where =
-    error.part === null || error.part === part
-      ? `line ${shownLine(part, error.line)}`
-      : `line ${shownLine(error.part, error.line)} of part ${error.part + 1} of ${parts}, a block above that this one continues`;
-  return verdict("error", "⚠", "Stopped with an error", `at ${where}: ${errorText(error)}`);
+  return verdict(
+    "error",
+    "⚠",
+    "Stopped with an error",
+    `at ${lineOf(error.part, error.line, context)}: ${errorText(error)}`,
+  );
+}
+
+/** The reader's function raised inside its checker: which error, the last line of theirs it went through, and
+ * the case (the checker's message below has the whole way there).
+ * @param {CheckerVerdict} checker  @param {import("./python.js").Raised} error  @param {RunContext} context */
+function raisedInside(checker, error, context) {
+  const inner = checker.frames.filter((f) => f.part !== null).at(-1); // the line the page marks
+  const at = inner ? ` at ${lineOf(inner.part, inner.line, context)}` : "";
+  const name = checker.frames[0]?.function ?? checker.piece; // the function the checker called
+  return verdict(
+    "not-yet",
+    "✗",
+    "Not yet:",
+    `${name} raised an error${at}: ${errorText(error)}, on ${headline(checker.text)}.`,
+  );
 }
 
 /** A checker's first line as the verdict's words: its ✓ or ✗ is the icon's (the verdict's ok says which),
@@ -64,6 +91,7 @@ export function verdictOf(result, context) {
   if (result.error) return stopped(result.error, context);
   const checker = result.verdicts.at(-1);
   if (checker?.ok) return verdict("accepted", "✓", "Accepted:", `${headline(checker.text)}.`);
+  if (checker?.error) return raisedInside(checker, checker.error, context);
   if (checker) return verdict("not-yet", "✗", "Not yet:", `${headline(checker.text)}. The checker says why below.`);
   const pieces = result.yours.length ? `Your own pieces were used: ${names(result.yours)}.` : "";
   if (context.expected === null) return pieces ? verdict("pieces", "ⓘ", "", pieces) : null;
@@ -105,7 +133,9 @@ export function marksOf(result) {
   for (const verdict of result.verdicts) {
     const frame = verdict.frames.filter((f) => f.part !== null).at(-1); // the innermost in the reader's blocks
     if (verdict.ok || !frame || frame.part === null) continue;
-    const message = `${frame.function} raised an error here (the checker's message below says which)`;
+    const message = verdict.error
+      ? errorText(verdict.error)
+      : `${frame.function} raised an error here (the checker's message below says which)`;
     marks.push({ part: frame.part, line: frame.line, message });
   }
   return marks;

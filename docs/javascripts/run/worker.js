@@ -52,6 +52,26 @@ const OPS = {
       for (const arg of args) arg.destroy();
     }
   },
+  // the checkers' cases this Python made, pickled by piece ({name: Uint8Array}), and those another one made
+  casesMade: ({ known }) => {
+    const py = /** @type {import("pyodide").PyodideInterface} */ (pyodide);
+    const names = py.toPy(known);
+    const made = runner.cases_made(names);
+    try {
+      return made.toJs({ dict_converter: Object.fromEntries });
+    } finally {
+      names.destroy();
+      made.destroy();
+    }
+  },
+  takeCases: ({ cases }) => {
+    const made = /** @type {import("pyodide").PyodideInterface} */ (pyodide).toPy(cases);
+    try {
+      runner.take_cases(made);
+    } finally {
+      made.destroy();
+    }
+  },
   traceJson: ({ preset, leaves }) => runner.trace_json(preset, leaves),
   // the Train widget's run (train/runtime.js): JSON text, or a checkpoint's text
   liveStart: ({ values }) => runner.live_start(JSON.stringify(values)),
