@@ -1,7 +1,7 @@
 """How dense a page's running text is: words per sentence, read from the built site.
 
-    python -m tests.prose_density site/                  # every page: sentences, words per sentence, over 40, words read
-    python -m tests.prose_density site/ old-site/        # the same, with an older build's figures beside them
+    python -m tests.prose_density site/            # every page: sentences, words per sentence, over 40, words read
+    python -m tests.prose_density site/ old-site/  # the same, with an older build's figures beside them
 
 README.md is not part of the site: it is measured from its Markdown, rendered by Python-Markdown
 (`readme_density`), and listed last.
@@ -245,7 +245,9 @@ def table(after: dict[str, Density], before: dict[str, Density] | None = None) -
 
     head = f"{'page':<32} {'sentences':>9} {'w/sent':>6} {'>40':>4} {'words':>6}"
     width = len(head) - 33
-    lines = [f"{'':<32} {'before':^{width}}   {'after':^{width}}", f"{'page':<32}{head[32:]}  {head[32:]}"] if before else [head]
+    lines = [head]
+    if before:
+        lines = [f"{'':<32} {'before':^{width}}   {'after':^{width}}", f"{'page':<32}{head[32:]}  {head[32:]}"]
     for name in sorted(set(after) | set(before or {})):
         row = f"{name:<32} "
         row += (cells(before.get(name)) + "   " if before is not None else "") + cells(after.get(name))
