@@ -1,8 +1,8 @@
 """The built site in a real browser: every page loads clean and offline with its math typeset, looks
 right at phone and desktop widths and in both colour schemes (light at both widths, dark at 1280 px), loads
 only what it uses, clips nothing, axe-core finds no violation on it, and search finds a page by the forms
-of a word it uses. Each page is loaded once in each view, and every check of that view runs on that load
-(test_every_page_in_every_view).
+of a word it uses. Each page is loaded once, and switched on that load to each view, where every check of
+that view runs (test_every_page_in_every_view); one page of each kind is loaded on a phone as well.
 The interactive graphs are tested in tests/browser/test_browser_widgets.py, with the same fixtures.
 
 Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from
