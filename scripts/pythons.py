@@ -1,7 +1,7 @@
 """The Pythons the package claims, and where this machine has each: one line per claimed version.
 
     python3 scripts/pythons.py            # "3.12 /root/.pyenv/versions/3.12.1/bin/python3", or "3.12 -" if none
-    python3 scripts/pythons.py --claimed  # "3.11", "3.12", "3.13": the versions alone, newest first
+    python3 scripts/pythons.py --claimed  # "3.11", "3.12", "3.13": the versions alone
 
 The versions are pyproject.toml's classifiers ("Programming Language :: Python :: 3.12"), written once
 there. Each is looked for as pythonX.Y on PATH, then python3 if it is that version, then under pyenv
@@ -24,10 +24,10 @@ CLASSIFIER = re.compile(r"^Programming Language :: Python :: (3\.\d+)$")
 
 
 def claimed() -> list[str]:
-    """The versions pyproject.toml's classifiers name, newest first."""
+    """The versions pyproject.toml's classifiers name, oldest first."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     found = [m.group(1) for c in project.get("classifiers", []) if (m := CLASSIFIER.match(c))]
-    return sorted(found, key=lambda v: tuple(map(int, v.split("."))), reverse=True)
+    return sorted(found, key=lambda v: tuple(map(int, v.split("."))))
 
 
 def _is(python: str, version: str) -> bool:
