@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 def fresh_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty home and cache directory (HOME, XDG_CACHE_HOME) for each test and the programs it starts:
     what microgpt keeps in the user's cache (the speed it measured, microgpt/runtime/speed.py) is never
-    the user's, nor what an earlier test left, so a test passes alone and in any order."""
+    the user's, nor what an earlier test left, so a test passes alone and in any order. Each command line
+    a test runs is then a first run, which measures this machine's speed (about half a second of CPU)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
