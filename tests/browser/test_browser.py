@@ -704,9 +704,9 @@ SIDEBAR_LINKS_COVERED = """() => {
 }"""
 
 
-# The sidebar's height and its list's, in a window `TALL` px high: every window height below is computed from
-# them, so that the sidebar scrolls on any machine, whatever its fonts and whatever the nav holds.
-TALL = 2000
+# The sidebar's height and its list's, in a window `TALL_WINDOW` px high: every window height below is computed
+# from them, so that the sidebar scrolls on any machine, whatever its fonts and whatever the nav holds.
+TALL_WINDOW = 2000
 SIDEBAR_AND_LIST = """() => {
   const wrap = document.querySelector('.md-sidebar--primary .md-sidebar__scrollwrap');
   return [wrap.clientHeight, wrap.firstElementChild.getBoundingClientRect().height];
@@ -720,15 +720,15 @@ def test_no_link_of_the_sidebar_is_covered_at_any_scroll_position(browser, base_
     gpt_page = "/gpt-gradient-sizes/"  # the GPT chapter's section is open: the longest sidebar
     w = Watched(browser, base_url, width=DESKTOP)
     try:
-        w.page.set_viewport_size({"width": DESKTOP, "height": TALL})
+        w.page.set_viewport_size({"width": DESKTOP, "height": TALL_WINDOW})
         open_page(w.page, base_url + gpt_page)
         w.page.evaluate("document.fonts.ready")
         sidebar, listed = w.page.evaluate(SIDEBAR_AND_LIST)
         # the sidebar is as tall as the window less the header: shorter by its room to spare and by the
         # overflow wanted, the window makes the list overflow the sidebar by that
         wanted = 40 if scrolled == "one link" else listed / 2
-        height = int(TALL - (sidebar - listed) - wanted)
-        assert sidebar > listed and height > 0, f"the sidebar's list ({listed} px) does not fit a {TALL} px window"
+        height = int(TALL_WINDOW - (sidebar - listed) - wanted)
+        assert sidebar > listed and height > 0, f"the sidebar's list ({listed} px) overflows a {TALL_WINDOW} px window"
         w.page.set_viewport_size({"width": DESKTOP, "height": height})
         open_page(w.page, base_url + gpt_page)  # Material centres the current page's link as the page loads
         w.page.evaluate("document.fonts.ready")
