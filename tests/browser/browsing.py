@@ -214,11 +214,12 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # from npm (package.jso
 
 # Runs axe on the document as it is now, and returns each violation with the first few elements.
 # target-size (WCAG 2.2: a control at least 24 px, or that much room) is off in axe by default and
-# on in Lighthouse; it is on here too. With `only`, just those rules run.
-RUN_AXE = """async (within, only = null) => {
+# on in Lighthouse; it is on here too. With `only`, just those rules run; with `without`, all but those.
+RUN_AXE = """async (within, only = null, without = []) => {
   const context = within ? document.querySelectorAll(within) : document;
   const options = { resultTypes: ["violations"], rules: { "target-size": { enabled: true } } };
   if (only) options.runOnly = { type: "rule", values: only };
+  for (const rule of without) options.rules[rule] = { enabled: false };
   const result = await axe.run(context, options);
   return result.violations.map((v) => ({
     rule: v.id,
@@ -233,20 +234,37 @@ RUN_AXE = """async (within, only = null) => {
 # (color-contrast-enhanced, AAA's 7:1, is off by default). The other scheme of a page is the same
 # document laid out the same way in other colours, except for which palette toggle the header shows,
 # so these are the only rules it can fail that the first scheme passed; the dark toggle itself gets every
-# rule in tests/browser/test_a11y.py (the page with search open, in dark).
+# rule in tests/browser/test_a11y.py (the page with search open, in dark). The other way round, a page
+# narrowed to a phone's width is the same document in the same colours laid out anew: every rule but
+# these can find something new there (a target too small, a box that now scrolls).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
+# The reader's switch between the schemes, in the header (Material's palette toggle: the label of the
+# scheme to switch to), and the scheme the page then has
+SCHEME_TOGGLE = {"dark": "label[for='__palette_1']", "light": "label[for='__palette_0']"}
+MATERIAL_SCHEME = {"dark": "slate", "light": "default"}
 
-def axe_violations(page: Page, within: str | None = None, only: list[str] | None = None) -> list[str]:
+
+def switch_scheme(page: Page, scheme: str) -> None:
+    """Switch the loaded page to `scheme` ("light" or "dark") as a reader does, with the header's toggle."""
+    page.locator(SCHEME_TOGGLE[scheme]).click()
+    page.wait_for_function(f"() => document.body.dataset.mdColorScheme === '{MATERIAL_SCHEME[scheme]}'")
+
+
+def axe_violations(
+    page: Page, within: str | None = None, only: list[str] | None = None, without: list[str] | None = None
+) -> list[str]:
     """axe-core's violations on the page as it is now (or in what `within` selects; with `only`, of
-    those rules), one line each.
+    those rules; with `without`, of all rules but those), one line each.
 
     Without axe-core the test is skipped, or with CI=true fails."""
     if not AXE.is_file():
         unavailable(f"no {AXE.relative_to(ROOT)}; run `npm ci` (axe-core is a devDependency in package.json)")
     if not page.evaluate("() => Boolean(window.axe)"):  # added once per load: it is 0.5 MB to parse
         page.add_script_tag(path=str(AXE))
-    found = page.evaluate(f"([within, only]) => ({RUN_AXE})(within, only)", [within, only])
+    found = page.evaluate(
+        f"([within, only, without]) => ({RUN_AXE})(within, only, without)", [within, only, without or []]
+    )
     return [f"{v['rule']} ({v['impact']}, {v['count']} elements): {'; '.join(v['where'])}" for v in found]
 
 

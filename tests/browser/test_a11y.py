@@ -1,8 +1,9 @@
 """axe-core finds no accessibility violation in the search dialog, open with results, in either scheme;
 and every formula reaches a screen reader as math. (axe on every page, with its default rules and
-target-size in the light scheme at 1280 px and on a 390 px phone and with the rules that depend on
-colour in the dark scheme at 1280 px, runs on that page's one load in each view: tests/browser/test_browser.py's
-test_every_page_in_every_view.)
+target-size in the light scheme at 1280 px, with the rules that depend on colour once switched to dark,
+and with the others once narrowed to a 390 px phone, runs on that page's one load:
+tests/browser/test_browser.py's test_every_page_in_every_view; a phone's own load of each kind of page gets
+every rule.)
 
 axe-core comes from npm (`npm ci`; the version package.json pins) and is injected into each page
 from node_modules, so the test runs offline. Without axe-core, Chromium or playwright it is skipped,

@@ -1,8 +1,8 @@
 """The built site in a real browser: every page loads clean and offline with its math typeset, looks
 right at phone and desktop widths and in both colour schemes (light at both widths, dark at 1280 px), loads
 only what it uses, clips nothing, axe-core finds no violation on it, and search finds a page by the forms
-of a word it uses. Each page is loaded once in each view, and every check of that view runs on that load
-(test_every_page_in_every_view).
+of a word it uses. Each page is loaded once, and switched on that load to each view, where every check of
+that view runs (test_every_page_in_every_view); one page of each kind is loaded on a phone as well.
 The interactive graphs are tested in tests/browser/test_browser_widgets.py, with the same fixtures.
 
 Fixtures come from tests/browser/conftest.py, the Chromium/playwright requirement from
@@ -23,6 +23,7 @@ from browsing import (
     COLOUR_RULES,
     DESKTOP,
     DOCS,
+    MATERIAL_SCHEME,
     PAGES,
     PHONE,
     SAVE_SHOTS,
@@ -30,7 +31,9 @@ from browsing import (
     Watched,
     axe_violations,
     open_page,
+    page_with,
     show_every_code_block,
+    switch_scheme,
     wait_until_scroll_regions_are_marked,
 )
 from mgsite import blocks as mdblocks
@@ -138,24 +141,38 @@ PUNCTUATION_CUT_FROM_ITS_FORMULA = r"""() => {
 }"""
 
 
-# ---------------------------------------------------------------------------- every page, in every view, loaded once
-# Each (page, view) is loaded once, and every check of that page in that view runs on that load, in an
-# order that keeps each check's conditions: first what the page shows as it arrives, then what needs
-# the notes closed (formulas, axe), then with every note opened (overflow), and last opening search.
+# ---------------------------------------------------------------------------- every page, in every view, on one load
+# Each page is loaded once, in light at 1280 px, and every check of every view runs on that load. First light
+# at 1280 px, in an order that keeps each check's conditions: what the page shows as it arrives, then what
+# needs the notes closed (formulas, axe), then with every note opened (overflow). Then the reader's toggle
+# in the header turns the page dark, and the dark view's checks run; then it is turned light again and the
+# window narrowed to a phone's 390 px, and the phone's checks run; last, back at 1280 px, the copy buttons.
+#
+# What a view switched to on the loaded page covers, and what a fresh load in it would add:
+# * dark, on every page: all that depends on colour (the pictures' and the widgets' contrast, axe's colour
+#   rules), in the colours a reader who switches sees. A page loaded dark differs only in how it picks its
+#   palette (from the system's preference, before its first paint), which
+#   test_the_light_dark_toggle_follows_the_system_and_then_the_readers_choice checks.
+# * phone, on every page: the page laid out anew at 390 px (the theme's and the site's layout follow CSS media
+#   queries and ResizeObservers): nothing clipped, every scroll region reachable, punctuation kept with its
+#   formula, the pictures' and the graphs' text at least 12 px, each step of a graph in sight, and axe's
+#   rules but the colour ones (the colours are light's, checked at 1280 px). A fresh load on a phone adds
+#   what a page sets up as it loads at that width (the widgets mounted into a narrow article, the drawer in
+#   place of the sidebar) and the colour rules in the phone's layout: one page of each kind is loaded on a
+#   phone as well, with all of these and every axe rule (test_each_kind_of_page_on_a_phone_as_it_loads_there).
 LIGHT_DESKTOP, DARK_DESKTOP, LIGHT_PHONE, DARK_PHONE = (
     ("light", DESKTOP),
     ("dark", DESKTOP),
     ("light", PHONE),
     ("dark", PHONE),
 )
-# Dark on a phone is not loaded by the tests: each of its checks is made by another view, one factor at
-# a time. Its pictures' contrast and its widgets mounting are checked in dark at 1280 px (neither depends
-# on the width), their size and the page as a phone shows it in light on a phone (neither depends on the
-# colours). `make screenshots` still takes it.
-VIEWS = [LIGHT_DESKTOP, DARK_DESKTOP, LIGHT_PHONE] + [DARK_PHONE] * SAVE_SHOTS
-# axe: its default rules and target-size in light at both widths; in dark at 1280 px the rules that depend
-# on colour (COLOUR_RULES)
-AXE_VIEWS = {LIGHT_DESKTOP: None, DARK_DESKTOP: COLOUR_RULES, LIGHT_PHONE: None}
+VIEWS = [LIGHT_DESKTOP, DARK_DESKTOP, LIGHT_PHONE]  # in this order, on one load (`make screenshots`: dark on a phone)
+# axe's rules in a view switched to on the loaded page (axe_violations' `only` and `without`): in dark the
+# rules that depend on colour; on the phone the others. On a fresh load: its default rules and target-size.
+AXE_RULES: dict[tuple[str, int], dict[str, list[str]]] = {
+    DARK_DESKTOP: {"only": COLOUR_RULES},
+    LIGHT_PHONE: {"without": COLOUR_RULES},
+}
 CLIP_VIEWS = {LIGHT_DESKTOP, LIGHT_PHONE}  # overflow and scroll regions: the two widths
 
 
@@ -213,14 +230,14 @@ def _punctuation_stays_with_its_formula(page: Page) -> None:
     assert page.evaluate(PUNCTUATION_CUT_FROM_ITS_FORMULA) == []
 
 
-def _axe_finds_nothing(page: Page, only: list[str] | None = None) -> None:
+def _axe_finds_nothing(page: Page, only: list[str] | None = None, without: list[str] | None = None) -> None:
     show_every_code_block(page)
     # the site's own script has run: it marks wide boxes focusable, code toolbars as plain groups
     # and takes line-number links out of the tab order
     expect(page.locator("nav.md-code__nav:not([role])")).to_have_count(0)
     expect(page.locator(".linenodiv a:not([tabindex])")).to_have_count(0)
     wait_until_scroll_regions_are_marked(page)
-    found = axe_violations(page, only=only)
+    found = axe_violations(page, only=only, without=without)
     assert found == [], "\n".join(found)
 
 
@@ -378,21 +395,12 @@ def _pictures_are_readable(page: Page) -> None:
     )
 
 
-@pytest.mark.parametrize(("scheme", "width"), VIEWS, ids=[f"{s}-{w}" for s, w in VIEWS])
-@pytest.mark.parametrize("path", PAGES)
-def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, width):
-    """Loads offline with its math typeset, its widgets mounted and its hand-drawn pictures readable; in
-    light at 1280 px it loads only what it uses, and its formulas are laid out
-    right (on a phone: punctuation stays with its formula); axe finds nothing (in dark, by the rules
-    that depend on colour);
-    at both widths in light nothing is clipped and every scroll region is reachable; its graphs and
-    self-checks pass tests/browser/widget_views.py's widget_checks in every state. Every failing check is
-    reported, not only the first."""
-    view = (scheme, width)
-    w = Watched(browser, base_url, scheme, width, clipboard=view == LIGHT_DESKTOP)
-    requested: list[str] = []
-    w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
-    page = w.page
+def _view_checks(
+    view: tuple[str, int], page: Page, path: str, base_url: str, requested: list[str], widgets: bool, first: bool
+) -> list[tuple[str, Callable[[], None]]]:
+    """The checks of one view, named, in the order to run them on the page as it is; `first` for the view the
+    page was loaded in (the widget checks then mount the widgets no page uses yet and set every graph's states)."""
+    scheme, width = view
     checks: list[tuple[str, Callable[[], None]]] = [
         ("shows the page as built", lambda: _shows_the_page_as_built(page, path, scheme)),
         ("pictures drawn by hand are readable", lambda: _pictures_are_readable(page)),
@@ -405,34 +413,117 @@ def test_every_page_in_every_view(browser, base_url, site_dir, path, scheme, wid
         ]
     if view == LIGHT_PHONE:
         checks.append(("punctuation", lambda: _punctuation_stays_with_its_formula(page)))
-    if view in AXE_VIEWS:
-        checks.append(("axe", lambda: _axe_finds_nothing(page, AXE_VIEWS[view])))
+    rules = {} if first else AXE_RULES[view]
+    checks.append(("axe", lambda: _axe_finds_nothing(page, **rules)))
     if view in CLIP_VIEWS:
         checks.append(
             ("clipping and scroll regions", lambda: _nothing_is_clipped_and_every_scroll_region_is_reachable(page))
         )
-    if path in widget_pages(site_dir):
-        checks += widget_checks(page, scheme, width)
-    if view == LIGHT_DESKTOP:
-        checks.append(("copy buttons", lambda: _every_copy_button_gives_the_program_the_tests_run(page, path)))
-    failed = []
-    try:
-        resp = open_page(page, base_url + path)
-        assert resp is not None and resp.ok, f"{path}: HTTP {resp and resp.status}"
-        page.evaluate("document.fonts.ready")  # measurements below need the final fonts
+    if widgets:
+        checks += widget_checks(page, scheme, width, first)
+    return checks
+
+
+def _screenshot(page: Page, path: str, view: tuple[str, int]) -> None:
+    """`make screenshots`: the whole page as it is now, into artifacts/screenshots/."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    name = path.strip("/").replace("/", "-") or "index"
+    page.screenshot(path=str(SHOTS / f"{name}-{view[1]}-{view[0]}.png"), full_page=True)
+
+
+def _switch_to(page: Page, view: tuple[str, int]) -> None:
+    """From the view the page is in to `view`: the scheme by the reader's toggle, the width by the window's."""
+    scheme, width = view
+    if page.evaluate("document.body.dataset.mdColorScheme") != MATERIAL_SCHEME[scheme]:
+        switch_scheme(page, scheme)
+    if page.viewport_size is None or page.viewport_size["width"] != width:
+        page.set_viewport_size({"width": width, "height": 900})
+
+
+def _check_views(
+    w: Watched, path: str, base_url: str, views: list[tuple[str, int]], widgets: bool, copy: bool = False
+) -> list[str]:
+    """Load `path` in the first of `views`, run each view's checks in turn on that load (switching to it), and
+    return every failure, not only the first; console errors and requests outside the site too. With `copy`,
+    last, back in light at 1280 px, every copy button is pressed (last: the theme's "Copied" notice, which
+    no landmark holds, would stay on the screen for axe in the views after it)."""
+    requested: list[str] = []
+    w.page.on("request", lambda r: requested.append(r.url.removeprefix(base_url)))
+    page, failed = w.page, []
+    resp = open_page(page, base_url + path)
+    assert resp is not None and resp.ok, f"{path}: HTTP {resp and resp.status}"
+    page.evaluate("document.fonts.ready")  # measurements below need the final fonts
+    for view in views:
+        try:
+            _switch_to(page, view)
+        except Exception as e:  # the toggle or the window did not switch: the views after it cannot run
+            failed.append(f"{view[0]}, {view[1]} px: could not switch to it: {e}")
+            break
         if SAVE_SHOTS:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            name = path.strip("/").replace("/", "-") or "index"
-            page.screenshot(path=str(SHOTS / f"{name}-{width}-{scheme}.png"), full_page=True)
-        for what, check in checks:
+            _screenshot(page, path, view)
+        for what, check in _view_checks(view, page, path, base_url, requested, widgets, first=view == views[0]):
             try:
                 check()
             except Exception as e:  # an assertion, or a condition that never came: report it, go on
-                failed.append(f"{what}: {e}")
-        failed += w.problems()
+                failed.append(f"{view[0]}, {view[1]} px: {what}: {e}")
+    if copy:
+        try:
+            _switch_to(page, LIGHT_DESKTOP)
+            _every_copy_button_gives_the_program_the_tests_run(page, path)
+        except Exception as e:
+            failed.append(f"light, 1280 px: copy buttons: {e}")
+    return failed + w.problems()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_in_every_view(browser, base_url, site_dir, path):
+    """Each page, loaded once in light at 1280 px, then switched to dark, then to light on a 390 px phone (see
+    above for what each switched view covers), then back. It loads offline with its math typeset, its widgets
+    mounted and its hand-drawn pictures readable; in light at 1280 px it loads only what it uses, its formulas
+    are laid out right and (last) every copy button gives the program the tests run; on the phone punctuation
+    stays with its formula; axe finds nothing (by the rules of each view); at both widths nothing is clipped
+    and every scroll region is reachable; its graphs and self-checks pass tests/browser/widget_views.py's
+    widget_checks in every state. Every failing check is reported, not only the first."""
+    w = Watched(browser, base_url, *LIGHT_DESKTOP, clipboard=True)
+    try:
+        failed = _check_views(w, path, base_url, VIEWS, path in widget_pages(site_dir), copy=True)
+        if SAVE_SHOTS:  # dark on a phone: looked at, not checked (each of its checks is made in another view)
+            _switch_to(w.page, DARK_PHONE)
+            _screenshot(w.page, path, DARK_PHONE)
     finally:
         w.close()
-    assert failed == [], f"{path} ({scheme}, {width} px):\n" + "\n".join(failed)
+    assert failed == [], f"{path}:\n" + "\n".join(failed)
+
+
+# One page of each kind, found in the built site by what it holds, loaded on a phone: what a page sets up as
+# it loads (its widgets mounted into a narrow article, the drawer in place of the sidebar) at a phone's width.
+KIND_MARKERS = {
+    "a step-through graph": 'class="autograd-widget',
+    "a playground": 'class="autograd-playground',
+    "a diagram": 'class="autograd-diagram',
+    "a self-check": '<form class="autograd-check',
+    "the Train widget": "data-mg-train",
+    "runnable blocks": "data-mg-run",
+    "a table": "<table",
+}
+
+
+def test_each_kind_of_page_on_a_phone_as_it_loads_there(browser, base_url, site_dir):
+    """The home page, the notebook and the first page with each of KIND_MARKERS, each loaded on a 390 px phone
+    in light: every check of the phone's view, with all of axe's rules."""
+    notebooks = [p for p in PAGES if (DOCS / p.strip("/")).with_suffix(".ipynb").is_file()]
+    assert notebooks, "no notebook page to load on a phone"
+    kinds = {"the home page": "/", "a notebook": notebooks[0]}
+    kinds |= {kind: page_with(site_dir, marker) for kind, marker in KIND_MARKERS.items()}
+    widgets = set(widget_pages(site_dir))
+    failed = []
+    for path in dict.fromkeys(kinds.values()):  # each page once, in the order of the kinds
+        w = Watched(browser, base_url, *LIGHT_PHONE)
+        try:
+            failed += [f"{path}: {f}" for f in _check_views(w, path, base_url, [LIGHT_PHONE], path in widgets)]
+        finally:
+            w.close()
+    assert failed == [], f"loaded on a phone ({kinds}):\n" + "\n".join(failed)
 
 
 def test_the_model_page_has_a_picture_drawn_by_hand_to_check(site_dir):
@@ -587,11 +678,13 @@ def test_the_copy_check_opens_every_markdown_page_with_python_blocks():
 # points along its left edge, inside the sidebar's visible box, the element the browser finds is the link.
 # Material scrolls the sidebar to centre the current page's link, so on a page whose section is open
 # (the GPT chapter's) the list starts at an arbitrary offset; its sticky title used to cover half of the
-# link under it (at 1280 x 858, "Home" on the GPT pages).
+# link under it (at 1280 x 858, "Home" on the GPT pages, when the nav was longer).
 SIDEBAR_LINKS_COVERED = """() => {
   const wrap = document.querySelector('.md-sidebar--primary .md-sidebar__scrollwrap');
   const box = wrap.getBoundingClientRect();
-  const links = [...wrap.querySelectorAll('.md-nav__link')].filter((a) => a.checkVisibility());
+  // a collapsed section keeps its links in the box, laid out but hidden (visibility: collapse): not shown
+  const links = [...wrap.querySelectorAll('.md-nav__link')]
+    .filter((a) => a.checkVisibility({visibilityProperty: true}));
   const covered = [];
   for (let top = 0; top <= wrap.scrollHeight - wrap.clientHeight; top += 2) {
     wrap.scrollTop = top;
@@ -611,17 +704,37 @@ SIDEBAR_LINKS_COVERED = """() => {
 }"""
 
 
-@pytest.mark.parametrize("height", [720, 858])
-def test_no_link_of_the_sidebar_is_covered_at_any_scroll_position(browser, base_url, height):
+# The sidebar's height and its list's, in a window `TALL_WINDOW` px high: every window height below is computed
+# from them, so that the sidebar scrolls on any machine, whatever its fonts and whatever the nav holds.
+TALL_WINDOW = 2000
+SIDEBAR_AND_LIST = """() => {
+  const wrap = document.querySelector('.md-sidebar--primary .md-sidebar__scrollwrap');
+  return [wrap.clientHeight, wrap.firstElementChild.getBoundingClientRect().height];
+}"""
+
+
+@pytest.mark.parametrize("scrolled", ["one link", "half the list"])
+def test_no_link_of_the_sidebar_is_covered_at_any_scroll_position(browser, base_url, scrolled):
+    """In a window short enough for the sidebar to scroll by one link's height, or by half its list (the
+    window's height computed from the sidebar's, measured first in a tall window), no link is covered."""
     gpt_page = "/gpt-gradient-sizes/"  # the GPT chapter's section is open: the longest sidebar
     w = Watched(browser, base_url, width=DESKTOP)
     try:
-        w.page.set_viewport_size({"width": DESKTOP, "height": height})
+        w.page.set_viewport_size({"width": DESKTOP, "height": TALL_WINDOW})
         open_page(w.page, base_url + gpt_page)
         w.page.evaluate("document.fonts.ready")
+        sidebar, listed = w.page.evaluate(SIDEBAR_AND_LIST)
+        # the sidebar is as tall as the window less the header: shorter by its room to spare and by the
+        # overflow wanted, the window makes the list overflow the sidebar by that
+        wanted = 40 if scrolled == "one link" else listed / 2
+        height = int(TALL_WINDOW - (sidebar - listed) - wanted)
+        assert sidebar > listed and height > 0, f"the sidebar's list ({listed} px) overflows a {TALL_WINDOW} px window"
+        w.page.set_viewport_size({"width": DESKTOP, "height": height})
+        open_page(w.page, base_url + gpt_page)  # Material centres the current page's link as the page loads
+        w.page.evaluate("document.fonts.ready")
         scrolls, covered = w.page.evaluate(SIDEBAR_LINKS_COVERED)
-        assert scrolls > 0, f"at 1280 x {height} the sidebar does not scroll: the test checks nothing"
-        assert covered == [], "\n".join(covered[:10])
+        assert scrolls > 0, f"at 1280 x {height} the sidebar does not scroll: the window was not made short enough"
+        assert covered == [], f"at 1280 x {height}:\n" + "\n".join(covered[:10])
         assert w.problems() == []
     finally:
         w.close()

@@ -484,8 +484,8 @@ def test_js_number_format_matches_the_hook(read_only):
 
 
 # ---------------------------------------------------------------------------- on each page's one load in each view
-# test_every_page_in_every_view (tests/browser/test_browser.py) loads each page once in each view and runs every
-# check of that view on that load; on a page with graphs or self-checks it also runs these, last. The
+# test_every_page_in_every_view (tests/browser/test_browser.py) loads each page once and runs every check of
+# each view on that load, switched to it; on a page with graphs or self-checks it also runs these. The
 # widgets no page uses yet are mounted beside the page's own, and every graph is put in the state that
 # shows all its styles (mid-backward, a result, a wrong answer): SVG text is at least 12 px in light at
 # both widths, text contrast is at least 4.5:1 and axe finds nothing in the widgets in both schemes at

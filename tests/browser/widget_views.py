@@ -1,6 +1,7 @@
-"""The widget checks every page with graphs, diagrams or self-checks gets on its one load in each view
-(tests/browser/test_browser.py's test_every_page_in_every_view), and the widgets no page uses yet, which those
-loads and tests/browser/test_browser_widgets.py mount beside a page's own. A helper of the browser tests, not a test.
+"""The widget checks every page with graphs, diagrams or self-checks gets in each view of its one load
+(tests/browser/test_browser.py's test_every_page_in_every_view) and of a phone's own load of its kind
+(test_each_kind_of_page_on_a_phone_as_it_loads_there), and the widgets no page uses yet, which those loads
+and tests/browser/test_browser_widgets.py mount beside a page's own. A helper of the browser tests, not a test.
 """
 
 from __future__ import annotations
@@ -205,8 +206,10 @@ WIDGET_CHECKS = {
 }
 
 
-def widget_checks(page, scheme: str, width: int) -> list[tuple[str, Callable[[], None]]]:
-    """The widget checks of this view, named, in the order to run them on the page loaded."""
+def widget_checks(page, scheme: str, width: int, first: bool = True) -> list[tuple[str, Callable[[], None]]]:
+    """The widget checks of this view, named, in the order to run them on the page loaded; `first` for the
+    first view of the load, which mounts the widgets no page uses yet and puts every graph in its states
+    (a view switched to on the same load finds them so)."""
     wanted = WIDGET_CHECKS.get((scheme, width), [])
     if not wanted:
         return []
@@ -227,4 +230,4 @@ def widget_checks(page, scheme: str, width: int) -> list[tuple[str, Callable[[],
             lambda: _each_step_brings_the_node_it_changed_into_sight(page),
         ),
     }
-    return [("widgets put in every state", states)] + [named[k] for k in wanted]
+    return [("widgets put in every state", states)] * first + [named[k] for k in wanted]
