@@ -1,5 +1,7 @@
-"""microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers."""
+"""microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers;
+microgpt.course.wording: how each finding is said."""
 
+from microgpt.course import diagnosis
 from microgpt.course.diagnosis import (
     UNTOLD,
     Family,
@@ -9,20 +11,33 @@ from microgpt.course.diagnosis import (
     Part,
     agrees,
     diagnose,
-    factors,
-    fraction,
     largest,
-    one_list_for_several,
-    place,
-    reordered,
     scales,
-    shared_rows,
-    some,
-    spans,
-    swapped,
     terms_at_an_end,
-    times,
 )
+from microgpt.course.factors import factors, fraction
+from microgpt.course.wording import place, some, spans, times, word
+
+
+def _worded(found):
+    return None if found is None else word(found)
+
+
+def shared_rows(*args):
+    return _worded(diagnosis.shared_rows(*args))
+
+
+def swapped(*args):
+    return _worded(diagnosis.swapped(*args))
+
+
+def reordered(*args):
+    return _worded(diagnosis.reordered(*args))
+
+
+def one_list_for_several(*args):
+    return _worded(diagnosis.one_list_for_several(*args))
+
 
 VECTOR = Layout({"d": ("entry",)})
 ROWS = Layout({"m": ("position", "entry")})
@@ -30,8 +45,8 @@ ROWS = Layout({"m": ("position", "entry")})
 
 def said(mine, engine, layout=VECTOR, sizes=None, defaults=None, **kw):
     name = next(iter(layout.axes))
-    text, located = diagnose(Part(name, mine, engine, layout, sizes or {}, defaults or sizes or {}, **kw))
-    return text, located
+    found, located = diagnose(Part(name, mine, engine, layout, sizes or {}, defaults or sizes or {}, **kw))
+    return "\n ".join(word(x) for x in found), located
 
 
 def test_runs_of_indices_are_said_as_ranges_and_long_lists_as_a_count():
@@ -167,7 +182,7 @@ def test_agreement_is_relative_to_the_parts_largest_entry():
 def test_a_numerical_estimate_is_close_but_not_exact():
     engine = [0.125, -0.25, 0.5, 0.0625]
     text, _ = said([v * (1 + 3e-10) for v in engine], engine)
-    assert text.startswith("d: close, but not exact: every entry is within 3.0e-10 of the largest entry")
+    assert text.startswith("d: close, but not exact: every entry is within 1e-9 × the largest entry of the engine's")
     assert "A numerical estimate (finite differences)?" in text
     text, _ = said([engine[0] + 1e-9, *engine[1:]], engine)  # one entry off a little: where, not an estimate
     assert text.startswith("d: wrong only at entry 0")
