@@ -46,6 +46,7 @@ class Guess(Enum):
     FIRST_FOR_EACH = "the first one, in place of each"
     LAST_FOR_EACH = "the last one, in place of each"
     BACKWARDS = "an order run backwards"
+    EXCHANGED = "two indices exchanged"
     TRANSPOSE = "a transpose"
     LOOP_SHORT = "a loop one short"
     LOOP_LONG = "a loop one long"

@@ -502,6 +502,35 @@ class _Sites:
                 self.add(node, _num(int(new) if isinstance(c, int) and float(new).is_integer() else new), "constant")
 
 
+def _exchanged(stmt: ast.stmt, scope: _Scope) -> list[tuple[ast.expr, ast.expr]]:
+    """For each two loop indices read in one expression of a line, each in lists of its own (qs[i][j] * ks[t][j]):
+    the smallest such expression with the two exchanged (qs[t][j] * ks[i][j])."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.expr):
+        return []
+
+    def indexed(node: ast.AST) -> set[str]:  # the indices the subscripts in node read, as plain names
+        return {
+            n.slice.id
+            for n in ast.walk(node)
+            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id in scope.indices
+        }
+
+    found = []
+    names = sorted(indexed(value))
+    for k, a in enumerate(names):
+        for b in names[k + 1 :]:
+            holding = [n for n in ast.walk(value) if isinstance(n, ast.expr) and {a, b} <= indexed(n)]
+            smallest = min(holding, key=lambda n: sum(1 for _ in ast.walk(n)))
+            swapped = copy.deepcopy(smallest)
+            for n in ast.walk(swapped):
+                if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id in (a, b):
+                    n.slice = ast.Name(b if n.slice.id == a else a, ast.Load())
+            if _text(swapped) != _text(smallest):
+                found.append((smallest, swapped))
+    return found
+
+
 def _plain_assignment(stmt: ast.stmt) -> bool:
     """name = value: a name bound, not a list filled in."""
     return isinstance(stmt, ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple)) for t in stmt.targets)
@@ -604,15 +633,16 @@ class Rule:
 
     @functools.cached_property
     def defined(self) -> dict[str, str]:
-        """The rule's own numbers computed once, at its top (V = len(p), c = math.sqrt(d_h)), each with its code."""
-        return {
-            stmt.targets[0].id: _text(stmt.value)
-            for stmt in self.fn.body
-            if isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(self.values.get(stmt.targets[0].id), (int, float))
-        }
+        """The rule's own numbers, each given its value by one line (V = len(p), n = i + 1), with that line's code:
+        a change said in a reader's names is said with these written out."""
+        found: dict[str, list[str]] = {}
+        for stmt, _ in _statements(self.fn.body):
+            for name in _defs(stmt):
+                found.setdefault(name, [])
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                found[stmt.targets[0].id].append(_text(stmt.value))
+        numbers = {name for name, value in self.values.items() if isinstance(value, (int, float))}
+        return {name: codes[0] for name, codes in found.items() if len(codes) == 1 and name in numbers}
 
     @property
     def arguments(self) -> tuple[str, ...]:
@@ -827,6 +857,11 @@ class Rule:
                     renamed=named,
                 )
                 found.append(self._made(one, stmt, swap=(old, guarded)))
+        for old, new in _exchanged(stmt, scope):  # two indices exchanged: q_t . k_i for q_i . k_t
+            change = Change(
+                "index", role, old, new, stmt.lineno, reach, gloss=Guess.EXCHANGED, writes=writes, code=code
+            )
+            found.append(self._made(change, stmt, swap=(old, new)))
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             for new_stmt, gloss in (
                 (

@@ -376,7 +376,7 @@ def _sum_of(part: str, names: Sequence[str], right: Sequence[str]) -> str:
 @_words(f.TermInstead)
 def _(x: f.TermInstead) -> str:
     right = [n for n in x.names if n != x.term]
-    return sentence(f"{_sum_of(x.part, x.names, right)}in {x.term}, {x.how}")
+    return sentence(f"{_sum_of(x.part, x.names, right)}in {x.term},\n {x.how}")
 
 
 @_words(f.TermWeights)

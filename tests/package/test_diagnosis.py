@@ -305,7 +305,7 @@ def test_one_term_written_another_way_is_told_as_that_term_with_the_others_right
     split = [{"A": a, "B": b, "no 2": Instead("B", "a factor is left out, 2", b_without)}]
     engine = [x + y for x, y in zip(a, b)]
     text, located = said([x + y for x, y in zip(a, b_without)], engine, terms=split)
-    assert "d is the sum of A and B.\n In yours, A is right, but in B, a factor is left out, 2." in text and located
+    assert "d is the sum of A and B.\n In yours, A is right, but in B,\n a factor is left out, 2." in text and located
 
 
 def test_an_answer_rounded_to_some_decimals_is_told_as_rounded_not_as_an_estimate():
