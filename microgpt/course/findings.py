@@ -105,7 +105,8 @@ class Naming:
 @dataclass(frozen=True)
 class Finding:
     """Something found wrong with an answer. TELLS is what a finding of its kind tells (an instance may tell less:
-    tells); asks: its words end by asking the reader about a cause."""
+    tells); asks: its words ask the reader about a cause (a question: an index off by one?), and then no other
+    question follows them in a verdict."""
 
     TELLS: ClassVar[Tells] = Tells.PLACE
     ALONE: ClassVar[bool] = False  # said alone: no number follows it (the answer's objects, its shape, a known slip)
@@ -217,6 +218,10 @@ class WrongLength(Finding):
     shape: str  # the engine's shape: "27 x 16", or "27"
     filtered: bool  # one entry for each nonzero entry of the engine's: a filter where a mask belongs
 
+    @property
+    def asks(self) -> bool:
+        return self.filtered
+
 
 @dataclass(frozen=True)
 class NotANumber(Finding):
@@ -268,6 +273,10 @@ class WrongShape(Finding):
     size: LengthIsASize | None = None
     raised_on: tuple[int, ...] = ()
     errors: tuple[str, ...] = ()
+
+    @property
+    def asks(self) -> bool:
+        return self.problem.asks or self.size is not None
 
 
 # ---------------------------------------------------------------- results shared or copied
@@ -368,6 +377,10 @@ class Estimate(Finding):
     TELLS: ClassVar[Tells] = Tells.WHOLE
     part: str
     within: float  # a power of ten: every entry is within it times the part's largest entry
+
+    @property
+    def asks(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -619,6 +632,10 @@ class RightAndWrong(Finding):
     good: Groups
     zeros: Groups  # where both are 0: right there too
     how: There
+
+    @property
+    def asks(self) -> bool:
+        return self.how.factor is not None and self.how.factor.hard_coded is not None
 
 
 @dataclass(frozen=True)

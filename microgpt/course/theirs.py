@@ -28,6 +28,7 @@ from microgpt.course.findings import TheirChange, TheirLine
 
 EXPRESSIONS = frozenset({"operand", "index", "range", "size", "call", "constant", "compare", "term", "alternative"})
 STATEMENTS = frozenset({"accumulate"})  # a change of a whole line, found in theirs as it is
+UNQUOTED = frozenset({"line", "argument"})  # a line left out has no line of theirs; an argument, no one line
 SHOWN = 40  # the rule's code is said in the reader's names up to this long (its numbers written out: V is len(p))
 TRIED = 80  # expressions of the reader's tried in the rule's place, at most (a verdict's time stays bounded)
 
@@ -224,7 +225,7 @@ def _tried(source: Source, stmts: list[ast.stmt], after: ast.expr | None) -> lis
     return found[:TRIED]
 
 
-def _with(source: Source, old: ast.expr, new: ast.expr) -> Callable[..., Any] | None:
+def _with(source: Source, old: ast.AST, new: ast.AST) -> Callable[..., Any] | None:
     """The reader's function with one expression replaced, compiled as they wrote it (None if it cannot be)."""
     fn = _replaced(source.fn, old, new)
     module = ast.Module([ast.fix_missing_locations(fn)], [])
@@ -244,20 +245,24 @@ def their_change(
     code itself in their line, or an expression of theirs that, replaced by the rule's code, makes their function
     right on every case (right(function) says); None where their source or line is not found."""
     source = source_of(function)
-    if source is None or source.function.__code__.co_freevars:
+    if source is None or source.function.__code__.co_freevars or rule.kind in UNQUOTED:
         return None
     stmts = _their_lines(source, rule)
     before, after = _in_their_names(source, rule, rule.before), _in_their_names(source, rule, rule.after)
     said = ast.unparse(before) if before is not None else ""
     changed = ast.unparse(after) if after is not None else ""
     shown = said if len(said) <= max(SHOWN, len(rule.before)) else rule.before  # the rule's numbers written out
-    if rule.kind in EXPRESSIONS | STATEMENTS:  # the changed code itself, in their line: theirs as it is
-        for stmt in [*stmts, *_statements(source.fn.body)] if rule.kind in STATEMENTS else stmts:
-            for node in ast.walk(stmt):
-                if isinstance(node, (ast.expr, ast.stmt)) and changed and ast.unparse(node) == changed:
-                    return TheirChange(source.line(node), source.code(node), shown, changed)
-    if rule.kind in EXPRESSIONS and isinstance(before, ast.expr):
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+    with quiet[0], quiet[1]:
+        if rule.kind in EXPRESSIONS | STATEMENTS:  # the changed code itself, in their line: theirs as it is
+            for stmt in [*stmts, *_statements(source.fn.body)] if rule.kind in STATEMENTS else stmts:
+                for node in ast.walk(stmt):
+                    if not (isinstance(node, (ast.expr, ast.stmt)) and changed and ast.unparse(node) == changed):
+                        continue
+                    fixed = _with(source, node, before) if before is not None else None
+                    if before is None or (fixed is not None and right(fixed)):  # checked where it can be
+                        return TheirChange(source.line(node), source.code(node), shown, changed)
+        if rule.kind in EXPRESSIONS and isinstance(before, ast.expr):
             for node in _tried(source, stmts, after if isinstance(after, ast.expr) else None):
                 if ast.unparse(node) == said:
                     continue

@@ -2,6 +2,7 @@
 microgpt.course.wording: how each finding is said."""
 
 from microgpt.course import diagnosis
+from microgpt.course import findings as f
 from microgpt.course.diagnosis import (
     UNTOLD,
     Family,
@@ -15,7 +16,8 @@ from microgpt.course.diagnosis import (
     scales,
     terms_at_an_end,
 )
-from microgpt.course.factors import factors, fraction
+from microgpt.course.factors import factors, fraction, named
+from microgpt.course.findings import Naming, Results, TheirChange, TheirLine
 from microgpt.course.wording import place, some, spans, times, word
 
 
@@ -335,3 +337,36 @@ def test_a_constant_part_where_the_engines_is_its_arguments_alone_is_told_as_a_m
     assert "Is a mean subtracted somewhere (x - mean(x) or g - mean(g))?" in text and located
     text, _ = said([1.5 * gi + 0.25 * xi for xi, gi in zip(x, g)], engine, given={"x": x, "g": g})
     assert "mean subtracted" not in text  # other weights, but no constant part
+
+
+def test_a_finding_asks_about_a_cause_exactly_when_its_words_hold_a_question():
+    """A verdict follows a finding that asks with no second question (checking.describe): asks must say it."""
+    naming = Naming("d", VECTOR, {"T": 11}, {"T": 11}, {"T": 7})
+    written, plain = named(11 / 7, {"T": 11}, {"T": 7}), named(2.0, {}, {})
+    one = Results(("d",), ("d",))
+    line = TheirLine(4, "return [x[j - 1] for j in range(len(x))]")
+    found = [
+        f.ConstantFactor("d", written),
+        f.ConstantFactor("d", plain),
+        f.Moved(naming, 0.5, (1,), (2,), near=True),
+        f.Moved(naming, 0.5, (1,), (3,), near=False),
+        f.Estimate("d", 1e-9),
+        f.Rounded("d", 6),
+        f.Shifted("d", "entry", 1),
+        f.Reversed("d", "entry", 4),
+        f.WrongLength("d", 3, 4, "4", filtered=True),
+        f.WrongLength("d", 3, 4, "4", filtered=False),
+        f.OneLine(one, "index", "the line", "x[j]", "x[j - 1]", guess=f.Guess.INDEX_OFF_BY_ONE),
+        f.OneLine(one, "operand", "the line", "x[j]", "g[j]"),
+        f.OneLine(one, "size", "the line", "n", "16", size="n", written=True, here=12),
+        f.OneLine(one, "index", "r", "x[j]", "x[j - 1]", guess=f.Guess.INDEX_OFF_BY_ONE, theirs=TheirChange(line)),
+        f.OneLine(  # the reader's own expression is another: the change's guess is not theirs
+            one, "index", "r", "x[j]", "x[j - 1]", guess=f.Guess.INDEX_OFF_BY_ONE, theirs=TheirChange(line, "y[0]")
+        ),
+        f.Substituted(one, "r", "the scale", 2.0, 1.0, kept_from=1, rounded_down=False),
+        f.Substituted(one, "r", "the scale", 2.0, 1.0, kept_from=None, rounded_down=False),
+        f.KeptBetweenCalls((1,), (2,)),
+        f.OwnSizes((1,), (2,), (("T", (11,)),)),
+    ]
+    for finding in found:
+        assert ("?" in word(finding)) == finding.asks, (finding, word(finding))
