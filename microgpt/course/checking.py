@@ -416,11 +416,11 @@ def describe(
     others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
     sources: list[Source] = [
         (Tells.OBJECTS, lambda: _first(shared_rows(piece.parts[j], mine[j]) for j in order)),
-        (Tells.OBJECTS, lambda: swapped(piece.parts, mine, case.engine, case.scales) or reordered(*objects)),
+        (Tells.OBJECTS, lambda: swapped(*objects) or reordered(*objects)),
         (Tells.SLIP, lambda: _known_slip(piece, runs, first)),
         (Tells.SHAPE, lambda: _wrong_shape(piece, runs, first, order)),
-        (Tells.SHARING, lambda: one_list_for_several(piece.parts, mine, case.engine, case.scales)),
-        (Tells.SHARING, lambda: copied(piece.parts, mine, case.engine, case.scales)),
+        (Tells.SHARING, lambda: one_list_for_several(*objects)),
+        (Tells.SHARING, lambda: copied(*objects)),
     ]
     if telling:
         sources += [
@@ -439,8 +439,8 @@ def describe(
     if isinstance(said, f.OneLine) and backward is not None:
         said = _with_their_line(piece, runs, said, backward)
     if said is not None and said.ALONE:  # the answer's objects, its shape, a known slip: no number follows
-        wrong_shape = isinstance(said, f.WrongShape) and said.size is None
-        return [said, *([pattern] if pattern and wrong_shape else [])]
+        cases_apart = isinstance(said, f.WrongShape) and said.size is None  # no size says why: the cases might
+        return [said, *([pattern] if pattern and cases_apart else [])]
     lines: list[Finding] = [said] if said else []
     if pattern and not (said and said.asks):  # a finding that asks about a cause is not followed by another
         lines.append(pattern)
