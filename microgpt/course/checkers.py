@@ -513,6 +513,11 @@ def _softmax_terms(w, gamma):
                     "gamma_t stands where gamma_u belongs: sum_u w_u gamma_t is gamma_t, since the w_u sum to 1",
                     [-wt * gt for wt, gt in zip(w, gamma)],
                 ),
+                "w_t": Instead(
+                    average,
+                    "w_t stands where w_u belongs: yours is -w_t sum_u w_t gamma_u",
+                    [-wt * wt * math.fsum(gamma) for wt in w],
+                ),
             },
             {  # the Jacobian's diagonal (u = t) and the rest
                 "the direct term w_t gamma_t": direct,

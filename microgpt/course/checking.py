@@ -2,18 +2,21 @@
 
 A piece has cases (real inputs with the engine's answer) and named wrong variants (what a learner's
 slip gives). The reader's function runs on every case. Where it misses, the verdict names the first case
-it misses, and then what is wrong there, in this order: rows that are one list, results swapped, a known
-slip (only if the answer is that slip's on every case it misses), a shape; what the numbers say
-(microgpt.course.diagnosis: a factor, a term, a shift, a numerical estimate); the one line of the rule
-that, changed, gives the reader's answer on every case (microgpt.course.variants); where the answer is
-wrong (positions, heads, the parts of the rule only the wrong results use); and which sizes differ
-between the cases it passes and those it misses. Nothing is said from a degenerate case alone (one
-position, one score: there the scores' gradient is 0 whatever the rule). One tolerance decides all of
-it: RTOL of each part's largest entry, stated in the success line.
+it misses, and then what is wrong there. What can be said is found as findings (microgpt.course.findings):
+rows that are one list, results swapped, a known slip (only if the answer is that slip's on every case it
+misses), a shape; what the numbers say (microgpt.course.diagnosis: a factor, a term, a shift, a numerical
+estimate); the one line of the rule that, changed, gives the reader's answer on every case
+(microgpt.course.variants, with the reader's own line where their source shows it: microgpt.course.theirs);
+where the answer is wrong (positions, heads, the parts of the rule only the wrong results use); and which
+sizes differ between the cases it passes and those it misses. The verdict says the finding that tells most
+(choose, on each finding's Tells), and microgpt.course.wording says it. Nothing is said from a degenerate
+case alone (one position, one score: there the scores' gradient is 0 whatever the rule). One tolerance
+decides all of it: RTOL of each part's largest entry, stated in the success line.
 """
 
 import contextlib
 import copy
+import dataclasses
 import linecache
 import math
 import sysconfig
@@ -23,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from microgpt.course import variants
+from microgpt.course import findings as f
+from microgpt.course import theirs, variants
 from microgpt.course.diagnosis import (
     CRISP,
     LOCATED,
     RTOL,
-    RTOL_SHOWN,
     TERMS,
     Diagnosis,
     Family,
@@ -42,12 +45,14 @@ from microgpt.course.diagnosis import (
     one_list_for_several,
     reordered,
     scales,
-    sentence,
     shape,
     shared_rows,
     swapped,
-    times,
+    told,
 )
+from microgpt.course.factors import named
+from microgpt.course.findings import Finding, Results, Tells
+from microgpt.course.wording import RTOL_SHOWN, sentence, word
 from microgpt.train import cyclic_gc_paused
 
 __all__ = ["RTOL", "RTOL_SHOWN", "Case", "Cases", "Frame", "Piece", "Slip", "Verdict", "check", "take_verdicts"]
@@ -145,7 +150,7 @@ class Frame:
 class Verdict:
     """What a checker says about a reader's function: printed, it is the text the page shows.
 
-    The page's Python (microgpt.course.runtime) hands the fields to the page as they are, so the page
+    The page's Python (microgpt.course.runner) hands the fields to the page as they are, so the page
     shows the checker's verdict without reading printed text: ok, the text, whether the capstone kept the
     function as the reader's piece, and, when the reader's function raised, the frames of their code.
     """
@@ -154,7 +159,7 @@ class Verdict:
     ok: bool
     text: str
     frames: tuple[Frame, ...] = ()  # innermost last, as Python prints them
-    kept: bool = False  # accepted and kept as the reader's own piece (microgpt.course.capstone)
+    kept: bool = False  # accepted and kept as the reader's own piece (microgpt.course.kept)
     # the exception the reader's function raised, as Python names it (type, message), so that the page can say it
     # in its status line; None when it raised none, and for a body not written yet (the text says that one)
     error: tuple[str, str] | None = None
@@ -217,23 +222,19 @@ def readers_frames(error: BaseException) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
-def _raised(name: str, error: BaseException) -> tuple[str, tuple[Frame, ...]]:
-    """The lines that say the reader's function raised, and where in their code, outermost call first."""
+def _raised(name: str, error: BaseException) -> tuple[f.Raised, tuple[Frame, ...]]:
+    """That the reader's function raised, and where in their code, outermost call first."""
     frames = readers_frames(error)
-    message = f": {error}" if str(error) else ""
-    lines = [f"{name} raised {type(error).__name__}{message}"]
-    lines += [f"at line {f.line}, in {f.function}" + (f": {f.source}" if f.source else "") for f in frames]
-    return "\n ".join(lines), frames
+    said = tuple((frame.line, frame.function, frame.source) for frame in frames)
+    return f.Raised(name, type(error).__name__, str(error), said), frames
 
 
-def _not_written(error: BaseException) -> tuple[str, tuple[Frame, ...]] | None:
+def _not_written(error: BaseException) -> tuple[f.NotWritten, tuple[Frame, ...]] | None:
     """A blank body's NotImplementedError, raised by the reader's own code: one line that says so."""
     frames = readers_frames(error)
     if not isinstance(error, NotImplementedError) or not frames:
         return None
-    last = frames[-1]
-    text = f"✗ {last.function} is not written yet: line {last.line} raises NotImplementedError"
-    return text, frames
+    return f.NotWritten(frames[-1].function, frames[-1].line), frames
 
 
 def as_parts(answer: Any, parts: Sequence[str]) -> tuple:
@@ -241,36 +242,37 @@ def as_parts(answer: Any, parts: Sequence[str]) -> tuple:
     if len(parts) == 1:
         return (answer,)
     if not isinstance(answer, (tuple, list)) or len(answer) != len(parts):
-        raise ValueError(f"return {len(parts)} things, in this order: {', '.join(parts)}.")
+        raise ValueError(word(f.PartsCount(tuple(parts))))
     return tuple(answer)
 
 
-def shape_problem(mine: Any, engine: Any, what: str) -> str | None:  # noqa: PLR0911 (one return per problem)
+def shape_finding(mine: Any, engine: Any, what: str) -> f.ShapeProblem | None:  # noqa: PLR0911 (one per problem)
     """Why mine cannot be compared with engine (a number where a list belongs, a length), or None."""
     if isinstance(engine, (list, tuple)):
         if not isinstance(mine, (list, tuple)):
-            return f"{what} should be a list of {len(engine)}, not a {type(mine).__name__}."
+            return f.NotAList(what, len(engine), type(mine).__name__)
         if len(mine) != len(engine):
             rows = engine and isinstance(engine[0], (list, tuple))
             size = f"{len(engine)} x {len(engine[0])}" if rows else str(len(engine))
-            said = f"{what} has {len(mine)} entries where the engine's has {len(engine)} (its shape: {size})."
             nonzero = sum(1 for v in engine if not isinstance(v, (list, tuple)) and v != 0)
-            if not rows and 0 < nonzero < len(engine) and len(mine) == nonzero:
-                said += (
-                    "\n That is one entry for each nonzero entry of the engine's: a filter (an if in the"
-                    " comprehension)\n where a mask belongs? Keep every entry, with 0 where the engine's is 0."
-                )
-            return said
+            filtered = not rows and 0 < nonzero < len(engine) and len(mine) == nonzero
+            return f.WrongLength(what, len(mine), len(engine), size, filtered)
         for i, (a, b) in enumerate(zip(mine, engine)):
-            problem = shape_problem(a, b, f"{what}[{i}]")
+            problem = shape_finding(a, b, f"{what}[{i}]")
             if problem:
                 return problem
         return None
     if isinstance(mine, bool) or not isinstance(mine, (int, float)):
-        return f"{what} is a {type(mine).__name__}: return plain numbers (floats)."
+        return f.NotANumber(what, type(mine).__name__)
     if not math.isfinite(mine):
-        return f"{what} is {mine}."
+        return f.NotFinite(what, mine)
     return None
+
+
+def shape_problem(mine: Any, engine: Any, what: str) -> str | None:
+    """shape_finding(), in words."""
+    found = shape_finding(mine, engine, what)
+    return None if found is None else word(found)
 
 
 def flat(values: Any) -> list[float]:
@@ -283,7 +285,7 @@ def flat(values: Any) -> list[float]:
 def largest_gap(a: Any, b: Any) -> float:
     """The largest |a - b| entry by entry; inf when the shapes differ."""
     fa, fb = flat(a), flat(b)
-    if len(fa) != len(fb) or shape_problem(a, b, "") is not None:
+    if len(fa) != len(fb) or shape_finding(a, b, "") is not None:
         return math.inf
     return max((abs(u - v) for u, v in zip(fa, fb)), default=0.0)
 
@@ -306,29 +308,27 @@ class Run:
     number: int  # the case's number, from 1
     mine: tuple | None = None  # None: it raised, or its answer has the wrong number of parts
     error: BaseException | None = None
-    problem: str = ""  # said at once: arguments changed, the wrong number of parts
+    problem: Finding | None = None  # said at once: arguments changed, the wrong number of parts
     wrong: list[int] = field(default_factory=list)  # the parts that differ from the engine's, by index
 
     @property
     def ok(self) -> bool:
-        return self.mine is not None and not self.problem and not self.wrong
+        return self.mine is not None and self.problem is None and not self.wrong
 
 
-def _changed_arguments(piece: Piece, name: str, given: tuple, kept: tuple) -> str:
+def _changed_arguments(piece: Piece, name: str, given: tuple, kept: tuple) -> f.ChangedArguments | None:
     """Which arguments the function changed, and the first entry it changed."""
     changed = [k for k, (a, b) in enumerate(zip(given, kept)) if a != b]
     if not changed:
-        return ""
-    names = [piece.arguments[k] if k < len(piece.arguments) else f"argument {k + 1}" for k in changed]
-    where = ""
+        return None
+    names = tuple(piece.arguments[k] if k < len(piece.arguments) else f"argument {k + 1}" for k in changed)
     first, was = given[changed[0]], kept[changed[0]]
     for (index, a), (_, b) in zip(entries(first), entries(was)):
         if a != b:
-            at = "".join(f"[{i}]" for i in index)
-            where = f" ({names[0]}{at} was {b:.4g}, and is now {a:.4g})" if isinstance(a, float) else ""
+            if isinstance(a, float):
+                return f.ChangedArguments(name, names, index, b, a)
             break
-    which = f"argument {names[0]}" if len(names) == 1 else f"arguments {', '.join(names)}"
-    return f"{name} changed its {which}{where}.\n Compute new lists instead: the caller's lists are still in use."
+    return f.ChangedArguments(name, names)
 
 
 def _run(piece: Piece, backward: Callable[..., Any], name: str, number: int, case: Case) -> Run:
@@ -342,11 +342,15 @@ def _run(piece: Piece, backward: Callable[..., Any], name: str, number: int, cas
     run.problem = _changed_arguments(piece, name, args, case.args)
     try:
         run.mine = as_parts(answer, piece.parts)
-    except ValueError as error:
-        run.problem = run.problem or str(error)
+    except ValueError:
+        run.problem = run.problem or f.PartsCount(piece.parts)
         return run
     run.wrong = [j for j, (a, b) in enumerate(zip(run.mine, case.engine)) if not agrees(a, b, case.scales[j])]
     return run
+
+
+def _said(*found: Finding) -> str:
+    return "\n ".join(word(x) for x in found)
 
 
 def _judge(piece: Piece, backward: Callable[..., Any]) -> Verdict:
@@ -355,30 +359,25 @@ def _judge(piece: Piece, backward: Callable[..., Any]) -> Verdict:
     runs = [_run(piece, backward, name, k, case) for k, case in enumerate(cases, 1)]
     missed = [run for run in runs if not run.ok]
     if not missed:
-        of = " of its part" if len(piece.parts) > 1 else ""
-        text = f"✓ {name} agrees with the engine on all {len(cases)} cases, every entry to within {RTOL_SHOWN}"
-        return Verdict(piece.name, True, f"{text} × the largest entry{of}")
+        return Verdict(piece.name, True, word(f.Accepted(name, len(cases), len(piece.parts))))
     first = missed[0]
-    where = f"✗ case {first.number} of {len(cases)} ({first.case.label}):\n "
+    head = f.Missed(first.number, len(cases), first.case.label)
     pattern = _pattern(piece, runs)
+    after = (pattern,) if pattern else ()
     if first.error is not None:  # the reader's code: say what it raised, and where in their code
         blank = _not_written(first.error)
         if blank:
-            return Verdict(piece.name, False, blank[0], blank[1])
-        said, frames = _raised(name, first.error)
+            return Verdict(piece.name, False, word(blank[0]), blank[1])
+        raised, frames = _raised(name, first.error)
         error = (type(first.error).__name__, str(first.error))
-        return Verdict(piece.name, False, where + said + (f"\n {pattern}" if pattern else ""), frames, error=error)
-    if first.problem:
-        return Verdict(piece.name, False, where + first.problem)
+        return Verdict(piece.name, False, _said(head, raised, *after), frames, error=error)
+    if first.problem is not None:
+        return Verdict(piece.name, False, _said(head, first.problem))
     try:
-        lines = describe(piece, runs, first, pattern)
+        found = describe(piece, runs, first, pattern, backward)
     except Exception as error:  # noqa: BLE001 (a fault in saying how must not hide that the answer is wrong)
-        j = first.wrong[0]
-        lines = [
-            f"{piece.parts[j]} differs from the engine's (the checker could not say how or where:"
-            f" {type(error).__name__})."
-        ]
-    return Verdict(piece.name, False, where + "\n ".join(lines))
+        found = [f.CouldNotSay(piece.parts[first.wrong[0]], type(error).__name__)]
+    return Verdict(piece.name, False, _said(head, *found))
 
 
 def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
@@ -388,80 +387,111 @@ def miss_in(piece: Piece, case: Case, mine: tuple) -> tuple[str, bool] | None:
     run.wrong = [j for j, (a, b) in enumerate(zip(mine, case.engine)) if not agrees(a, b, case.scales[j])]
     if not run.wrong:
         return None
-    lines = describe(piece, [run], run, "")
-    return "\n ".join(lines), not lines[0].startswith(tuple(f"{p}: the largest difference" for p in piece.parts))
+    found = describe(piece, [run], run, None)
+    return _said(*found), not isinstance(found[0], f.LargestDifference)
 
 
-# ---------------------------------------------------------------- saying what is wrong
+# ---------------------------------------------------------------- choosing what to say
 
 
-def describe(piece: Piece, runs: list[Run], first: Run, pattern: str) -> list[str]:
-    """The lines that say what is wrong with the first case missed: how (if anything says it), where, by how much."""
+Source = tuple[Tells, Callable[[], Finding | None]]
+
+
+def choose(sources: Sequence[Source]) -> Finding | None:
+    """The finding that tells most (the least Tells), of those the sources find. Each source is given with the most
+    it could tell, in that order: a source is asked only while it could tell more than the best found so far."""
+    best: Finding | None = None
+    for could, find in sources:
+        if best is not None and best.tells <= could:
+            break
+        found = find()
+        if found is not None and told(found) and (best is None or found.tells < best.tells):
+            best = found
+    return best
+
+
+def _first(found: Iterator[Finding | None]) -> Finding | None:
+    return next((x for x in found if told(x)), None)
+
+
+def describe(
+    piece: Piece,
+    runs: list[Run],
+    first: Run,
+    pattern: f.Cases | None,
+    backward: Callable[..., Any] | None = None,
+) -> list[Finding]:
+    """What to say about the first case missed: how (if anything says it), where, by how much, chosen on what each
+    finding tells; backward: the reader's function, whose source names a changed line as theirs."""
     case, mine = first.case, first.mine
     assert mine is not None
     order = sorted(first.wrong, key=lambda j: piece.parts[j] not in piece.first)
-    for j in order:  # before any number: adding into one row of such a list adds into all of them
-        alias = shared_rows(piece.parts[j], mine[j])
-        if alias:
-            return [alias]
-    pair = swapped(piece.parts, mine, case.engine, case.scales)
-    pair = pair or reordered(piece.parts, mine, case.engine, case.scales)
-    if pair:
-        return [pair]
-    known = _known_slip(piece, runs, first)
-    if known:
-        return [known]
-    for j in order:
-        problem = shape_problem(mine[j], case.engine[j], piece.parts[j])
-        if problem:
-            size = _length_is_a_size(piece, runs, j)
-            if size:  # a length that is another size of the call on every case: no number written is guessed
-                raised = [r for r in runs if r.error is not None]
-                if not raised:
-                    return [f"shape: {problem}", size]
-                errors = _and(list(dict.fromkeys(type(r.error).__name__ for r in raised))).replace(" and ", " or ")
-                return [
-                    f"shape: {problem}",
-                    size,
-                    f"On {_cases([r.number for r in raised])}, your function raised {errors}.",
-                ]
-            return [f"shape: {problem}"] + ([pattern] if pattern else [])
-    parts = {j: _part(piece, case, mine, j) for j in order}
-    shared = one_list_for_several(piece.parts, mine, case.engine, case.scales)
-    if shared:
-        return [shared]
-    said = copied(piece.parts, mine, case.engine, case.scales)
-    if not said and not case.degenerate:
-        others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
-        said = _same_factor(piece, first, parts)  # several results off by one factor: which, and where
-        for j in order:
-            said = said or _everywhere(piece, parts[j], others, j, CRISP)
-        # = where += belongs keeps a sum's last term: said as that, not as the terms it loses
-        said = said or _one_line(piece, runs, first, kinds=ACCUMULATE)
-        guess = None
-        for j in order if not said else ():
-            guess = guess or _everywhere(piece, parts[j], others, j, TERMS)
-        if guess and guess.endswith("?"):  # a guess at the cause: one changed line that gives the answer on every
-            said = said or _one_line(piece, runs, first)  # case is exact, and wins over it
-        said = said or guess or _one_line(piece, runs, first)
-        said = said or _substituted(piece, runs, first)
-    missed = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
-    for j in order:
-        said = said or _located(piece, parts[j], missed, j)
-    said = said or _only_some_parts(piece, first)
-    lines = [said] if said else []
-    if pattern and not (said and said.endswith("?")):
+    parts: dict[int, Part] = {}
+
+    def part(j: int) -> Part:
+        if j not in parts:
+            parts[j] = _part(piece, case, mine, j)
+        return parts[j]
+
+    telling = not case.degenerate
+    objects = (piece.parts, mine, case.engine, case.scales)
+    others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
+    sources: list[Source] = [
+        (Tells.OBJECTS, lambda: _first(shared_rows(piece.parts[j], mine[j]) for j in order)),
+        (Tells.OBJECTS, lambda: swapped(*objects) or reordered(*objects)),
+        (Tells.SLIP, lambda: _known_slip(piece, runs, first)),
+        (Tells.SHAPE, lambda: _wrong_shape(piece, runs, first, order)),
+        (Tells.SHARING, lambda: one_list_for_several(*objects)),
+        (Tells.SHARING, lambda: copied(*objects)),
+    ]
+    if telling:
+        sources += [
+            (Tells.WHOLE, lambda: _same_factor(piece, first, {j: part(j) for j in first.wrong})),
+            (Tells.WHOLE, lambda: _first(_everywhere(piece, part(j), others, j, CRISP) for j in order)),
+            (Tells.RESTARTED, lambda: _one_line(piece, runs, first, kinds=ACCUMULATE)),  # before the terms it loses
+            (Tells.TERMS, lambda: _first(_everywhere(piece, part(j), others, j, TERMS) for j in order)),
+            (Tells.LINE, lambda: _one_line(piece, runs, first)),
+            (Tells.VALUE, lambda: _substituted(piece, runs, first)),
+        ]
+    sources += [
+        (Tells.PLACE, lambda: _first(_located(piece, part(j), others, j) for j in order)),
+        (Tells.PARTS, lambda: _only_some_parts(piece, first)),
+    ]
+    said = choose(sources)
+    if isinstance(said, f.OneLine) and backward is not None:
+        said = _with_their_line(piece, runs, said, backward)
+    if said is not None and said.ALONE:  # the answer's objects, its shape, a known slip: no number follows
+        cases_apart = isinstance(said, f.WrongShape) and said.size is None  # no size says why: the cases might
+        return [said, *([pattern] if pattern and cases_apart else [])]
+    lines: list[Finding] = [said] if said else []
+    if pattern and not (said and said.asks):  # a finding that asks about a cause is not followed by another
         lines.append(pattern)
-    lines.append(largest_difference(parts[order[0]], first=not lines))
+    lines.append(largest_difference(part(order[0]), first=not lines))
     return lines
 
 
-def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> str | None:
+def _wrong_shape(piece: Piece, runs: list[Run], first: Run, order: list[int]) -> f.WrongShape | None:
+    """A part of the wrong shape; and if its length is another size on every case, that, and what other cases
+    raised."""
+    assert first.mine is not None
+    for j in order:
+        problem = shape_finding(first.mine[j], first.case.engine[j], piece.parts[j])
+        if problem:
+            size = _length_is_a_size(piece, runs, j)
+            raised = [r for r in runs if r.error is not None]
+            if size is None or not raised:
+                return f.WrongShape(problem, size)
+            errors = tuple(dict.fromkeys(type(r.error).__name__ for r in raised))
+            return f.WrongShape(problem, size, tuple(r.number for r in raised), errors)
+    return None
+
+
+def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> Finding | None:
     """Where the part is wrong on the first case missed. A factor is said only if every other case where the part
     is wrong has one constant factor too (what one case shows by chance, a query alone, is not said as a rule)."""
     for diagnosis in LOCATED:
         said = diagnosis(part)
-        if not said:
+        if not told(said):
             continue
         if diagnosis is any_factor and not all(
             any_factor(_part(piece, r.case, r.mine, j)) for r in missed if j in r.wrong and r.mine is not None
@@ -471,7 +501,7 @@ def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> str | None:
     return None
 
 
-def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> str | None:
+def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> f.LengthIsASize | None:
     """A part whose length is, on every case it returned with the wrong length, another size of that call
     (len(g) where len(x) belongs): a list made over the wrong size."""
     lengths = {r.number: len(r.mine[j]) for r in runs if r.mine is not None and isinstance(r.mine[j], (list, tuple))}
@@ -485,20 +515,15 @@ def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> str | None:
         names = fits if names is None else names & fits
     if not names:
         return None
-    name = sorted(names)[0]
-    cases = _cases([r.number for r in short])
-    return (
-        f"On {cases}, {piece.parts[j]} has {name} entries, whatever its right length:\n"
-        f" is {piece.parts[j]}'s list made, or its loop run, over {name} where another size belongs?"
-    )
+    return f.LengthIsASize(piece.parts[j], sorted(names)[0], tuple(r.number for r in short))
 
 
-def _everywhere(piece: Piece, part: Part, others: list[Run], j: int, diagnoses: Sequence[Diagnosis]) -> str | None:
+def _everywhere(piece: Piece, part: Part, others: list[Run], j: int, diagnoses: Sequence[Diagnosis]) -> Finding | None:
     """The first diagnosis that fits this part here and on every other case where the part is wrong too: what
     one case's numbers show by chance (a sum that happens to be 0 there) is not said."""
     for diagnosis in diagnoses:
         said = diagnosis(part)
-        if said and all(
+        if told(said) and all(
             diagnosis(_part(piece, r.case, r.mine, j)) is not None
             for r in others
             if j in r.wrong and r.mine is not None
@@ -541,7 +566,11 @@ def _slip_answer(piece: Piece, name: str, case: Case) -> tuple | None:
     return case.kept[key]
 
 
-def _known_slip(piece: Piece, runs: list[Run], first: Run) -> str | None:
+def _results(piece: Piece, wrong: Sequence[int]) -> Results:
+    return Results(tuple(piece.parts[j] for j in sorted(wrong)), piece.parts)
+
+
+def _known_slip(piece: Piece, runs: list[Run], first: Run) -> f.KnownSlip | None:
     """A known slip, if the reader's answer is that slip's, every part of it, on every case it misses (and on one
     that is not degenerate, at least)."""
     cheapest = sorted(runs, key=_cost)  # a slip that does not fit shows it soonest where it costs least
@@ -558,12 +587,11 @@ def _known_slip(piece: Piece, runs: list[Run], first: Run) -> str | None:
                 break
             telling = telling or not run.case.degenerate
         if fits and telling:
-            about = f"{_results(piece, first.wrong)}: " if len(piece.parts) > 1 else ""
-            return f"{about}{slip.hint}"
+            return f.KnownSlip(_results(piece, first.wrong), slip.hint)
     return None
 
 
-def _same_factor(piece: Piece, first: Run, parts: dict[int, Part]) -> str | None:
+def _same_factor(piece: Piece, first: Run, parts: dict[int, Part]) -> f.SameFactor | None:
     """Several parts wrong by one same factor (a sign), the others right: say which, and what only they use."""
     if len(piece.parts) < 2 or len(first.wrong) < 2 or len(first.wrong) == len(piece.parts):
         return None
@@ -580,24 +608,9 @@ def _same_factor(piece: Piece, first: Run, parts: dict[int, Part]) -> str | None
     if max(ratios) - min(ratios) > 1e-9 * max(map(abs, ratios)):
         return None
     p = parts[first.wrong[0]]
-    words, aside = times(ratios[0], p.sizes, p.defaults)
-    wrong = _and([piece.parts[j] for j in sorted(first.wrong)])
-    right = [piece.parts[j] for j in range(len(piece.parts)) if j not in first.wrong]
-    each = "every entry of each is 0" if ratios[0] == 0 else f"each is {words}"
-    lines = f"{wrong}: {each}, and {_and(right)} {'is' if len(right) == 1 else 'are'} right."
-    inside = aside or _used_only_by(piece, first)
-    return lines + (f"\n {inside}" if inside else "")
-
-
-def _results(piece: Piece, wrong: Sequence[int]) -> str:
-    """The parts wrong, in the piece's order: "dqs and dks", or "every result"."""
-    if len(wrong) == len(piece.parts) > 2:
-        return "every result"
-    return _and([piece.parts[j] for j in sorted(wrong)])
-
-
-def _and(words: Sequence[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    wrong = tuple(piece.parts[j] for j in sorted(first.wrong))
+    right = tuple(piece.parts[j] for j in range(len(piece.parts)) if j not in first.wrong)
+    return f.SameFactor(wrong, right, named(ratios[0], p.sizes, p.defaults), _used_only_by(piece, first))
 
 
 def _rule(piece: Piece) -> variants.Rule | None:
@@ -608,33 +621,25 @@ def _rule(piece: Piece) -> variants.Rule | None:
         return None
 
 
-def _used_only_by(piece: Piece, first: Run) -> str:
+def _used_only_by(piece: Piece, first: Run) -> tuple[str, ...]:
     """What, in the rule, only the wrong parts use: where a slip that spares the others must be."""
     rule = _rule(piece)
     wrong = frozenset(piece.parts[j] for j in first.wrong)
     if rule is None or not wrong or len(wrong) == len(piece.parts):
-        return ""
-    roles = rule.only_for(wrong)
-    if not roles:
-        return ""
-    them = "it uses" if len(wrong) == 1 else "they use"
-    listed = roles[0] if len(roles) == 1 else "; ".join(roles[:-1]) + "; or " + roles[-1]
-    which = f", one of these {len(roles)}" if len(roles) > 1 else ""
-    return f"So the slip is in something {them} and the others do not{which}: {sentence(listed)}"
+        return ()
+    return tuple(rule.only_for(wrong))
 
 
-def _only_some_parts(piece: Piece, first: Run) -> str | None:
+def _only_some_parts(piece: Piece, first: Run) -> f.SomeResultsWrong | None:
     """Which parts are right and which wrong, and what only the wrong ones use."""
     if len(piece.parts) < 2 or len(first.wrong) == len(piece.parts):
         return None
-    inside = _used_only_by(piece, first)
-    if not inside:
+    only = _used_only_by(piece, first)
+    if not only:
         return None
-    wrong = [piece.parts[j] for j in first.wrong]
-    right = [p for j, p in enumerate(piece.parts) if j not in first.wrong]
-    verb = ("is", "are")
-    head = f"{_and(wrong)} {verb[len(wrong) > 1]} wrong and {_and(right)} {verb[len(right) > 1]} right."
-    return f"{head}\n {inside}"
+    wrong = tuple(piece.parts[j] for j in first.wrong)
+    right = tuple(p for j, p in enumerate(piece.parts) if j not in first.wrong)
+    return f.SomeResultsWrong(wrong, right, only)
 
 
 CAP = 150  # changes tried that reach more parts than the wrong ones, at most (a verdict's time stays bounded)
@@ -643,7 +648,7 @@ CAP = 150  # changes tried that reach more parts than the wrong ones, at most (a
 ACCUMULATE = frozenset({"accumulate"})  # the changes of a sum's += (to = or -=), tried before a sum's terms
 
 
-def _one_line(piece: Piece, runs: list[Run], first: Run, kinds: frozenset[str] = frozenset()) -> str | None:
+def _one_line(piece: Piece, runs: list[Run], first: Run, kinds: frozenset[str] = frozenset()) -> f.OneLine | None:
     """The one line of the rule that, changed, gives the reader's answer on every case it runs on (only changes of
     these kinds, if any are given).
 
@@ -652,7 +657,9 @@ def _one_line(piece: Piece, runs: list[Run], first: Run, kinds: frozenset[str] =
     not degenerate. Only the changes whose line reaches exactly the wrong parts are tried, then (at most CAP) those
     whose line reaches more."""
     telling = [
-        r for r in runs if r.mine is not None and r.wrong and not r.case.degenerate and not r.problem and _comparable(r)
+        r
+        for r in runs
+        if r.mine is not None and r.wrong and not r.case.degenerate and r.problem is None and _comparable(r)
     ]
     if not telling or not _comparable(first):
         return None
@@ -664,18 +671,18 @@ def _one_line(piece: Piece, runs: list[Run], first: Run, kinds: frozenset[str] =
     changes = [c for c in rule.changes if not kinds or c.kind in kinds]
     exact = [c for c in changes if c.reach == wrong]
     wider = [c for c in changes if c.reach > wrong][:CAP]
-    order = sorted((r for r in runs if r.mine is not None and not r.problem and _comparable(r)), key=_cost)
+    order = sorted((r for r in runs if r.mine is not None and r.problem is None and _comparable(r)), key=_cost)
     with cyclic_gc_paused():  # (the rule's tree and its changes are many objects, none of them garbage)
         for change in exact + wider:  # (a reader's code that ran on a case, written as the changed rule, runs there)
-            fits, told = True, False
+            fits, told_here = True, False
             for run in order:
                 gave = _gives(change, piece, run)
                 if gave is False:
                     fits = False
                     break
-                told = told or (gave is True and run in telling)
-            if fits and told:
-                return _said(change, piece, first, wrong)
+                told_here = told_here or (gave is True and run in telling)
+            if fits and told_here:
+                return _changed(change, piece, first, wrong)
     return None
 
 
@@ -684,7 +691,7 @@ def _cost(run: Run) -> int:
     return sum(len(entries(e)) for e in run.case.engine)
 
 
-def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
+def _substituted(piece: Piece, runs: list[Run], first: Run) -> f.Substituted | None:
     """A number the rule computes once (r, the average, the scale) that, given another value, makes the rule give
     the reader's answer on every case missed: the slip is in that number, or in what it is made of."""
     rule = _rule(piece)
@@ -705,22 +712,19 @@ def _substituted(piece: Piece, runs: list[Run], first: Run) -> str | None:
         if len(values) < len(telling):
             continue
         shown = first if id(first) in values else screen
-        theirs, computed = values[id(shown)], sub.run(None, *_frozen(shown.case))[1]
+        theirs_, computed = values[id(shown)], sub.run(None, *_frozen(shown.case))[1]
         earlier = [r for r in runs if r.ok and r.number < shown.number]
         first_value = sub.run(None, *_frozen(earlier[0].case))[1] if earlier else None
         # kept from an earlier call only if it is that value on every case missed, not on one by chance
-        if first_value is not None and all(abs(v - first_value) <= 1e-9 * abs(v) for v in values.values()):
-            kept = f" That is its value in case {earlier[0].number}: is it kept from an earlier call?"
-        elif _rounded_down(sub, telling, values):
-            kept = (
-                f" On every case it misses, yours is {sub.name} rounded down to a whole number:"
-                " is a whole-number function (math.isqrt, int(), //) used where the exact value belongs?"
-            )
-        else:
-            kept = f" So the slip is in {sub.name}, in what it is computed from, or in a factor multiplied with it."
-        return (
-            f"{_results(piece, sorted(shown.wrong))}: yours is what the rule gives with another value for"
-            f" {sub.name}, {sub.role}:\n {theirs:.4g} where the engine's is {computed:.4g}.{kept}"
+        kept = first_value is not None and all(abs(v - first_value) <= 1e-9 * abs(v) for v in values.values())
+        return f.Substituted(
+            _results(piece, shown.wrong),
+            sub.name,
+            sub.role,
+            theirs_,
+            computed,
+            earlier[0].number if kept else None,
+            not kept and _rounded_down(sub, telling, values),
         )
     return None
 
@@ -798,101 +802,88 @@ def _gives(change: variants.Change, piece: Piece, run: Run) -> bool | None:
     return all(agrees(a, b, s) for a, b, s in zip(out, run.mine, run.case.scales))
 
 
-def _said(change: variants.Change, piece: Piece, first: Run, wrong: frozenset[str]) -> str:
-    parts = _results(piece, [j for j, p in enumerate(piece.parts) if p in wrong])
-    where = f", in {change.role}"
-    if change.kind == "argument":
-        how, where = f"as if {change.before} were {change.after}", ""
-    elif change.kind == "line":
-        how = f"without the line {change.before}"
-    elif change.kind == "size" and change.after.lstrip("-").isdigit():
-        here = piece.sizes(*first.case.args).get(change.size)
-        how = f"{change.after} where {change.before} belongs: {change.size} is {here} in this case"
-        how += f" and {change.after} in the page's step. Is {change.after} written as a number?"
-    else:
-        how = change.how or f"{change.after} where {change.before} belongs"
-    if change.gloss and not how.endswith("?"):
-        how += f": {change.gloss}"
-    return f"{parts}: yours is what the rule gives with one change{where}:\n {sentence(how)}"
+def _changed(change: variants.Change, piece: Piece, first: Run, wrong: frozenset[str]) -> f.OneLine:
+    here = piece.sizes(*first.case.args).get(change.size) if change.written else None
+    return f.OneLine(
+        Results(tuple(p for p in piece.parts if p in wrong), piece.parts),
+        change.kind,
+        change.role,
+        change.before,
+        change.after,
+        left_out=change.how,
+        guess=change.gloss,
+        size=change.size,
+        written=change.written,
+        here=here,
+        code=change.code,
+        writes=change.writes,
+    )
 
 
-def _pattern(piece: Piece, runs: list[Run]) -> str:
+def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: Callable[..., Any]) -> f.OneLine:
+    """The changed line, with the reader's own line for it, and their expression there where it is found."""
+    rule = _rule(piece)
+    if rule is None or said.written:
+        return said
+    line = theirs.RuleLine(
+        said.kind, said.before, said.after, said.code, said.writes, tuple(rule.outputs), rule.arguments, rule.defined
+    )
+    order = sorted(runs, key=_cost)
+
+    def right(function: Callable[..., Any]) -> bool:
+        for run in order:
+            try:
+                answer = as_parts(function(*copy.deepcopy(run.case.args)), piece.parts)
+            except Exception:  # noqa: BLE001 (their function, changed: raising is not right)
+                return False
+            if not all(agrees(a, b, s) for a, b, s in zip(answer, run.case.engine, run.case.scales)):
+                return False
+        return True
+
+    try:
+        found = theirs.their_change(backward, line, right)
+    except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
+        return said
+    return said if found is None else dataclasses.replace(said, theirs=found)
+
+
+def _pattern(piece: Piece, runs: list[Run]) -> f.Cases | None:
     """Right on the page's step, wrong on others: which sizes differ between the cases it gets right and those it
     misses (a size written as a number), or that none do (a value kept from an earlier call)."""
     if not runs[0].ok:
-        return ""
+        return None
     good = [r for r in runs if r.ok and not r.case.degenerate]  # right on a degenerate case says nothing
     bad = [r for r in runs if not r.ok]
     if not bad:
-        return ""
+        return None
+    right, wrong = tuple(r.number for r in good), tuple(r.number for r in bad)
     raised = [r for r in bad if r.error is not None]
     if raised and len(raised) < len(bad):  # some raised, some returned: say which raised, and guess nothing
-        errors = list(dict.fromkeys(type(r.error).__name__ for r in raised))
-        returned = [r for r in bad if r.error is None]
-        return (
-            f"Right on {_cases([r.number for r in good]) if good else 'no case'}, wrong on"
-            f" {_cases([r.number for r in returned])}, and on {_cases([r.number for r in raised])} your function"
-            f" raised {_and(errors).replace(' and ', ' or ')}."
-        )
+        errors = tuple(dict.fromkeys(type(r.error).__name__ for r in raised))
+        returned = tuple(r.number for r in bad if r.error is None)
+        return f.SomeRaised(right, returned, tuple(r.number for r in raised), errors)
     sizes = {r.number: piece.sizes(*r.case.args) for r in runs}
     names = [s for s in sizes[1] if all(isinstance(sizes[r.number].get(s), int) for r in runs)]
 
-    def values(group: list[Run], s: str) -> str:
-        return _and([str(v) for v in sorted({sizes[r.number][s] for r in group})]).replace(" and ", " or ")
+    def values(group: list[Run], s: str) -> tuple[Any, ...]:
+        return tuple(sorted({sizes[r.number][s] for r in group}))
 
     apart = [s for s in names if not {sizes[r.number][s] for r in bad} & {sizes[r.number][s] for r in good}]
     steady = [s for s in apart if {sizes[r.number][s] for r in good} == {sizes[1][s]}]  # the page's, where right
-    right, wrong = _cases([r.number for r in good]), _cases([r.number for r in bad])
-    ones = "one" if len(bad) == 1 else "ones"
-    traits = list(dict.fromkeys(r.case.trait for r in bad))  # each trait once, in the cases' order
+    traits = tuple(dict.fromkeys(r.case.trait for r in bad))  # each trait once, in the cases' order
     if all(traits) and not any(r.case.trait in traits for r in good):  # a trait only the cases missed have
-        with_ = _and(traits).replace(" and ", " or ") if len(traits) > 1 else traits[0]
-        if apart:  # a size sets them apart too: both are facts, and neither is guessed as the cause
-            said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
-            return (
-                f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}, and the only {ones} where {said}."
-            )
-        return f"Right on {right}, wrong on {wrong}, the only {ones} with {with_}."
+        # a size that sets them apart too is a fact beside it, and neither is guessed as the cause
+        return f.WithTrait(right, wrong, traits, tuple((s, values(bad, s)) for s in apart))
     if steady and len(steady) == len(apart):  # a size that is the page's wherever the answer is right, and another
         # wherever it is wrong (and no other size sets the cases apart: which one is written would be a guess)
-        said = " and ".join(f"{s} is {values(bad, s)}" for s in steady)
-        if len(steady) == 1:
-            asked = f"is {steady[0]} written as a number ({sizes[1][steady[0]]})"
-        else:
-            asked = f"is one of them written as a number ({_and([f'{s} = {sizes[1][s]}' for s in steady])})"
-        return f"Right on {right}, wrong on {wrong}, where {said}:\n {asked}, or a value kept from an earlier call?"
+        return f.PageSizes(right, wrong, tuple((s, values(bad, s)) for s in steady), tuple(sizes[1][s] for s in steady))
     above = [s for s in apart if min(sizes[r.number][s] for r in bad) > max(sizes[r.number][s] for r in good)]
-    if (
-        above and len(apart) == 1
-    ):  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
-        s = above[0]
-        most = max(sizes[r.number][s] for r in good)
-        return (
-            f"Right on {right}, wrong on {wrong}, where {s} is {values(bad, s)}, more than anywhere it is right:\n"
-            f" is a list cut at {most} entries, or {s} written as a number?"
-        )
-    if above:  # several sizes set them apart: each said, and the ones larger there asked about, none picked
-        said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
-        larger = _and(above)
-        most = _and([f"{s} = {max(sizes[r.number][s] for r in good)}" for s in above])
-        return (
-            f"Right on {right}, wrong on {wrong}, the only {ones} where {said}; {larger}"
-            f" {'is' if len(above) == 1 else 'are'} more there than anywhere it is right:\n"
-            f" is a list cut at {'that size' if len(above) == 1 else 'one of those sizes'}, or"
-            f" {'it' if len(above) == 1 else 'one of them'} written as a number ({most})?"
-        )
+    if above:  # wrong wherever a size is larger than anywhere it is right: cut short at the page's size?
+        larger = tuple((s, max(sizes[r.number][s] for r in good)) for s in above)
+        return f.LargerSizes(right, wrong, tuple((s, values(bad, s)) for s in apart), larger)
     if apart:  # sizes it is wrong at and never right at, though right at several: an edge it does not handle
-        said = " and ".join(f"{s} is {values(bad, s)}" for s in apart)
-        return f"Right on {right}, wrong on {wrong}, the only {ones} where {said}."
-    same = [r for r in bad if all(sizes[r.number][s] == sizes[1][s] for s in names)]
-    kept = "does your function keep something from an earlier call (a global, a default argument, a cache)?"
+        return f.OwnSizes(right, wrong, tuple((s, values(bad, s)) for s in apart))
+    same = tuple(r.number for r in bad if all(sizes[r.number][s] == sizes[1][s] for s in names))
     if not same:
-        return f"Right on {right}, wrong on {wrong}, and no one size sets those apart:\n {kept}"
-    twin = _cases([r.number for r in same])
-    return f"Right on case 1, wrong on {twin}, which {'has' if len(same) == 1 else 'have'} its sizes:\n {kept}"
-
-
-def _cases(numbers: list[int]) -> str:
-    from microgpt.course.diagnosis import spans
-
-    return f"case {numbers[0]}" if len(numbers) == 1 else f"cases {spans(numbers)}"
+        return f.KeptBetweenCalls(right, wrong)
+    return f.KeptBetweenCalls((1,), same, same_sizes=True)

@@ -1,11 +1,13 @@
-"""Where and how a reader's answer differs from the engine's, said from the numbers alone.
+"""Where and how a reader's answer differs from the engine's, found from the numbers alone.
 
 A checker (microgpt.course.checking) names the slips its piece knows, and the one line of the rule that,
 changed, gives the reader's answer (microgpt.course.variants). These functions look at one part of one
 answer: where it is wrong, in the reader's own terms (position 3, row 7 (head 1), logit 12 (the true
 token)), and how (a constant factor, a term of a sum missing or written another way, a shift by one, the
 causal limit, a floor division, a numerical estimate, a rounding, a mean subtracted, results in another order
-or one list for several), before the largest difference is shown as a pair of numbers.
+or one list for several), before the largest difference is shown as a pair of numbers. Each returns a finding
+(microgpt.course.findings), None where it does not fit, or UNTOLD where these numbers cannot tell; the words
+are microgpt.course.wording's.
 
 An answer's part is a nested list; an entry's place in it is an index tuple, and each axis has a name
 ("position", "row", "column", "logit") given by the piece, so that a place is said as a reader would say it.
@@ -18,41 +20,16 @@ differences) by 1e-11 or more.
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
-RTOL = 1e-13  # an entry agrees when it is within this times its part's largest entry
-RTOL_SHOWN = "1e-13"  # RTOL as the messages print it
+from microgpt.course import findings as f
+from microgpt.course.factors import named, nice
+from microgpt.course.findings import RTOL, UNTOLD, Finding, Grouping, Index, Layout, Naming
+
 CLOSE = 1e-5  # every entry within this (relatively), yet not within RTOL: close, but not exact
+ROUNDING = 1e-15  # a difference this small (relatively) is a sum's last bits; a numerical estimate's are larger
 
-Index = tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Grouping:
-    """A way to group the entries of a part: along one axis, by a key of the index there (a head: i // d_h).
-
-    name and plural say a group ("head", "heads"); key(facts, i) is the group of index i on that axis.
-    """
-
-    axis: int
-    name: str
-    plural: str
-    key: Callable[[dict[str, float], int], int] = field(default=lambda sizes, i: i)
-
-
-@dataclass
-class Layout:
-    """How a piece's answer is spoken about: each part's axes, notes on an index, groupings, its terms.
-
-    axes:      part -> the name of each axis, outermost first ("position", "entry")
-    note:      (facts, part, axis, i) -> words after an index (" (head 1)", " (the true token)"), or ""
-    groupings: part -> groupings tried before the axes themselves (heads before rows)
-    """
-
-    axes: dict[str, tuple[str, ...]]
-    note: Callable[[dict[str, Any], str, int, int], str] = field(default=lambda sizes, part, axis, i: "")
-    groupings: dict[str, tuple[Grouping, ...]] = field(default_factory=dict)
+__all__ = ["RTOL", "UNTOLD", "Family", "Grouping", "Instead", "Layout", "Part", "agrees", "entries", "shape"]
 
 
 @dataclass
@@ -135,122 +112,6 @@ def agrees(mine: Any, engine: Any, scale: float) -> bool:
     return all(abs(a - b) <= tol for (_, a), (_, b) in zip(entries(mine), entries(engine)))
 
 
-# ---------------------------------------------------------------- naming places and numbers
-
-
-def place(layout: Layout, facts: dict[str, Any], part: str, index: Index) -> str:
-    """An entry's place as the reader would say it: "row 7 (head 1), column 2"."""
-    axes = layout.axes[part]
-    return ", ".join(f"{axes[k]} {i}{layout.note(facts, part, k, i)}" for k, i in enumerate(index))
-
-
-def spans(indices: Sequence[int]) -> str:
-    """0, 1, 2, 5, 7 -> "0 to 2, 5 and 7": runs of three or more as ranges."""
-    runs: list[list[int]] = []
-    for i in sorted(indices):
-        if runs and i == runs[-1][-1] + 1:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    said = [item for r in runs for item in ([f"{r[0]} to {r[-1]}"] if len(r) > 2 else map(str, r))]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-
-
-def some(name: str, indices: Sequence[int], of: int) -> str:
-    """ "position 3", "positions 4 to 6", or "30 of the 64 units" when a list of them would be long."""
-    if len(indices) == 1:
-        return f"{name} {indices[0]}"
-    runs = spans(indices)
-    if runs.count(",") + runs.count(" and ") > 4:
-        return f"{len(indices)} of the {of} {plural(name)}"
-    return f"{plural(name)} {runs}"
-
-
-def fraction(x: float) -> str:
-    """A ratio as a reader would write it: 2, 1/2, 4/7, or 0.2593."""
-    f = Fraction(x).limit_denominator(64)
-    if f.denominator > 1 and abs(float(f) - x) <= 1e-9 * max(1.0, abs(x)):
-        return f"{f.numerator}/{f.denominator}"
-    if abs(x - round(x)) <= 1e-9 * max(1.0, abs(x)):
-        return str(round(x))
-    return f"{x:.4g}"
-
-
-@dataclass(frozen=True)
-class Factor:
-    """A number a factor could be: a size of the case, its root, a ratio of two sizes, or the page's size."""
-
-    value: float
-    name: str  # "T", "√d_h", "T/len(p)", "2"
-    hard_coded: str = ""  # for the page's size where this case's belongs: the size's name
-
-
-def _factors(sizes: dict[str, Any], defaults: dict[str, Any]) -> list[Factor]:
-    """What a factor could be, the likeliest first: the case's sizes, their roots, one off, ratios of two."""
-    found = [Factor(2.0, "2"), Factor(0.5, "1/2")]
-    numeric = {k: float(v) for k, v in sizes.items() if isinstance(v, (int, float)) and v > 0}
-    for name, s in numeric.items():
-        found += [Factor(s, name), Factor(1 / s, f"1/{name}")]
-        if not name.startswith("√") and f"√{name}" not in numeric:
-            found += [Factor(math.sqrt(s), f"√{name}"), Factor(1 / math.sqrt(s), f"1/√{name}")]
-    for name, s in numeric.items():
-        d = defaults.get(name)
-        if isinstance(d, (int, float)) and d > 0 and d != s:  # the page's size, written where this case's belongs
-            found += [Factor(s / d, f"{name}/{fraction(d)}", name), Factor(d / s, f"{fraction(d)}/{name}", name)]
-    for name, s in numeric.items():  # a size one off: T - 1 where T belongs
-        if isinstance(sizes[name], int) and s > 1:
-            found += [Factor(s / (s - 1), f"{name}/({name} - 1)"), Factor((s - 1) / s, f"({name} - 1)/{name}")]
-            found += [Factor(s / (s + 1), f"{name}/({name} + 1)"), Factor((s + 1) / s, f"({name} + 1)/{name}")]
-    for a, sa in numeric.items():
-        for b, sb in numeric.items():
-            if a != b and not a.startswith("√") and not b.startswith("√"):
-                found.append(Factor(sa / sb, f"{a}/{b}"))
-    return found
-
-
-def factors(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> list[Factor]:
-    """What the factor |c| could be, the likeliest first (2, T, √d_h, T/7 ...); [] when nothing fits."""
-    fits, names = [], set()
-    for f in _factors(sizes, defaults):
-        if abs(abs(c) - f.value) <= 1e-7 * f.value and f.name not in names:
-            fits.append(f)
-            names.add(f.name)
-    return fits
-
-
-def times(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> tuple[str, str]:
-    """A factor in words, and an aside on what it is: ("7 times the engine's (7 is T here)", ""), ("half the
-    engine's", ""), ("4/7 times the engine's", "4/7 is T/7: T is 4 in this case and 7 in the page's step. ...")."""
-    if abs(c + 1) <= 1e-7:
-        return "the engine's with its sign flipped", ""
-    a, minus = abs(c), ("minus " if c < 0 else "")
-    said = "twice" if abs(a - 2) <= 1e-12 else "half" if abs(a - 0.5) <= 1e-12 else f"{fraction(a)} times"
-    words = f"{minus}{said} the engine's"
-    fits = [f for f in factors(a, sizes, defaults) if f.name not in ("2", "1/2")]
-    hard = [f for f in fits if f.hard_coded]
-    if hard:  # the page's size where this case's belongs: a number written into the code
-        size, page = hard[0].hard_coded, fraction(defaults[hard[0].hard_coded])
-        here = fraction(sizes[size])
-        return words, (
-            f"{fraction(a)} is {hard[0].name}: {size} is {here} in this case and {page} in the page's step."
-            f" Is {page} written where {size} belongs?"
-        )
-    if fits:
-        words += f" ({fraction(a)} is {' or '.join(f.name for f in fits)} here)"
-    return words, ""
-
-
-def value_name(x: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> str:
-    """A number as a diagnosis shows it: -0.1429, with what it is when that is a size's (-1/T)."""
-    fits = [f for f in factors(x, sizes, defaults) if not f.hard_coded and f.name not in ("2", "1/2")]
-    return f"{x:.4g}" + (f" ({'-' if x < 0 else ''}{fits[0].name})" if fits else "")
-
-
-def sentence(text: str) -> str:
-    """A line of a verdict ends with a full stop, or with its question mark."""
-    return text if text.endswith((".", "?", ":")) else text + "."
-
-
 # ---------------------------------------------------------------- the diagnoses
 
 
@@ -280,22 +141,19 @@ class Part:
         self.tol = RTOL * self.scale
         self.wrong = [k for k, ((_, a), (_, b)) in enumerate(zip(self.m, self.e)) if abs(a - b) > self.tol]
         self.big = 1e-6 * (self.scale or 1.0)  # an entry this large says something about a ratio
+        self.naming = Naming(self.name, self.layout, self.facts, self.sizes, self.defaults)
 
-    def at(self, k: int) -> str:
-        return place(self.layout, self.facts, self.name, self.e[k][0])
+    def index(self, k: int) -> Index:
+        return self.e[k][0]
 
-    def times(self, c: float) -> tuple[str, str]:
-        return times(c, self.sizes, self.defaults)
+    def named(self, c: float) -> f.Named:
+        return named(c, self.sizes, self.defaults)
 
     def close(self, a: float, b: float) -> bool:
         return abs(a - b) <= self.tol + 1e-9 * abs(b)
 
 
-def _aside(text: str) -> str:
-    return f".\n {text}" if text else ""
-
-
-def shared_rows(name: str, mine: Any) -> str | None:
+def shared_rows(name: str, mine: Any) -> f.SharedRows | None:
     """Rows of a part that are one list object ([[0.0] * n] * m): adding into one adds into all."""
     if not isinstance(mine, list) or len(mine) < 2 or not all(isinstance(r, list) for r in mine):
         return None
@@ -304,16 +162,13 @@ def shared_rows(name: str, mine: Any) -> str | None:
     if not shared:
         return None
     if len(set(map(id, mine))) == 1:
-        which = "all its rows are"
-    else:
-        which = f"rows {first[id(mine[shared[0]])]} and {shared[0]} are"
-    return (
-        f"{name}: {which} one and the same list object, so adding into one row adds into all.\n"
-        " [[0.0] * n] * m repeats one row m times; make each row its own list: [[0.0] * n for _ in range(m)]."
-    )
+        return f.SharedRows(name, None)
+    return f.SharedRows(name, (first[id(mine[shared[0]])], shared[0]))
 
 
-def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
+def swapped(
+    parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]
+) -> f.Swapped | f.Exchanged | None:
     """Two results returned in each other's place: (dx, dw) for (dw, dx)."""
     for i in range(len(parts)):
         for j in range(i + 1, len(parts)):
@@ -325,23 +180,14 @@ def swapped(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], sc
                 shape(mine[i]) == shape(engine[j]) and shape(mine[j]) == shape(engine[i])
             )
             if same_numbers or other_shapes:
-                what = "the numbers" if same_numbers else "the shape"
                 also = [
                     parts[k] for k in range(len(parts)) if k not in (i, j) and not agrees(mine[k], engine[k], scale[k])
                 ]
                 if also:  # the return order alone does not explain a third wrong result: not said as the slip
                     if not same_numbers:
                         continue
-                    wrong, verb = _and(also), "is" if len(also) == 1 else "are"
-                    return (
-                        f"{a} and {b} have each other's numbers: your {a} is the engine's {b}, and your {b} its {a}."
-                        f"\n {wrong} {verb} wrong too, so returning them in the other order would not be enough:"
-                        f" are the two exchanged before {wrong} {'uses' if len(also) == 1 else 'use'} them?"
-                    )
-                return (
-                    f"{a} and {b} are swapped: your {a} has {what} of the engine's {b}, and your {b} of its {a}.\n"
-                    f" Return them in this order: {', '.join(parts)}."
-                )
+                    return f.Exchanged(a, b, tuple(also))
+                return f.Swapped(a, b, same_numbers, tuple(parts))
     return None
 
 
@@ -350,7 +196,9 @@ def _same_as(j: int, mine: Sequence[Any], engine: Sequence[Any], scale: Sequence
     return [i for i in range(len(engine)) if largest(engine[i]) and agrees(mine[j], engine[i], scale[i])]
 
 
-def reordered(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
+def reordered(
+    parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]
+) -> f.Reordered | None:
     """Every result the engine's, but in another order (more than two moved: a pair is said as swapped)."""
     if len(parts) < 3:
         return None
@@ -366,64 +214,46 @@ def reordered(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], 
     moved = [j for j, i in enumerate(order) if i != j]
     if sorted(order) != list(range(len(parts))) or len(moved) < 3:
         return None
-    return (
-        f"Your results are the engine's, in another order: yours are its {', '.join(parts[i] for i in order)}.\n"
-        f" Return them in this order: {', '.join(parts)}."
-    )
+    return f.Reordered(tuple(parts[i] for i in order), tuple(parts))
 
 
 def one_list_for_several(
     parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]
-) -> str | None:
+) -> f.OneList | f.AllHold | None:
     """Several results that are one list object, or all one same result of the engine's: one list with several
     names (a = b = [...]), so what is written last through any name is in all of them."""
     for a in range(len(parts)):
         for b in range(a + 1, len(parts)):
             if isinstance(mine[a], list) and mine[a] is mine[b]:
-                return (
-                    f"{parts[a]} and {parts[b]} are one and the same list object, so what is written into one is in"
-                    f" both.\n a = b = [...] gives one list two names; make each its own list."
-                )
+                return f.OneList(parts[a], parts[b])
     for i in range(len(parts)):
         holders = [j for j in range(len(parts)) if i in _same_as(j, mine, engine, scale)]
         if len(holders) < 3:  # two: said as one copied from the other, a shared list among the guesses
             continue
         if any(agrees(engine[j], engine[i], scale[i]) for j in holders if j != i):
             continue  # the engine's are equal too: nothing is told by yours being so
-        them = _and([parts[j] for j in holders])
-        return (
-            f"{them} all hold the numbers of the engine's {parts[i]}.\n"
-            f" Is one list shared by them, or by what they are computed from (a = b = [...] gives one list two names),"
-            f" so that what is written last is in all of them?"
-        )
+        return f.AllHold(tuple(parts[j] for j in holders), parts[i])
     return None
 
 
-def copied(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> str | None:
+def copied(parts: Sequence[str], mine: Sequence[Any], engine: Sequence[Any], scale: Sequence[float]) -> f.Copied | None:
     """A part of yours that is the engine's other part (dk computed as dq): one part copied from another."""
     for j, part in enumerate(parts):
         if agrees(mine[j], engine[j], scale[j]) or not largest(engine[j]):
             continue
         for i, other in enumerate(parts):
             if i != j and largest(engine[i]) and agrees(mine[j], engine[i], scale[i]):
-                return (
-                    f"{part}: yours is the engine's {other}, number for number.\n"
-                    f" Is {part} computed from what {other} uses (a line copied, a name left unchanged,"
-                    " or one list with two names: a = b = [...])?"
-                )
+                return f.Copied(part, other)
     return None
 
 
-def floor_division(p: Part) -> str | None:
+def floor_division(p: Part) -> f.FloorDivision | None:
     """Whole numbers where the engine's are fractions, each the engine's rounded down: // where / belongs."""
     if not p.wrong or not all(p.m[k][1] == math.floor(p.e[k][1]) for k in p.wrong):
         return None
     if not any(p.m[k][1] != 0 for k in p.wrong):  # all 0: nothing says a division rounded them
         return None
-    return (
-        f"{p.name}: yours are whole numbers where the engine's are fractions, each the engine's rounded down:\n"
-        " a // (floor division) where / belongs?"
-    )
+    return f.FloorDivision(p.name)
 
 
 def _ratio(p: Part, ks: Sequence[int]) -> float | None:
@@ -437,40 +267,38 @@ def _ratio(p: Part, ks: Sequence[int]) -> float | None:
     return None
 
 
-def all_zero(p: Part) -> str | None:
+def all_zero(p: Part) -> f.AllZero | None:
     if p.wrong and all(v == 0 for _, v in p.m):
-        return f"{p.name}: every entry of yours is 0."
+        return f.AllZero(p.name)
     return None
 
 
-def constant_factor(p: Part, named: bool = True) -> str | None:
-    """Every entry the same multiple of the engine's; named: only a factor that is a size, 2, 1/2 or -1."""
+def constant_factor(p: Part, named_only: bool = True) -> f.ConstantFactor | f.NearlyZero | None:
+    """Every entry the same multiple of the engine's; named_only: only a factor that is a size, 2, 1/2 or -1."""
     if all(v == 0 for _, v in p.m):
         return None
     c = _ratio(p, range(len(p.e)))
     if c is None or abs(c - 1) <= 1e-9:
         return None
     if abs(c) <= 1e-9:  # 0 but for rounding: said where nothing more telling is (a sum that cancels)
-        return None if named else f"{p.name}: every entry of yours is 0, or all but: {largest(p.mine):.1e} at most."
-    words, aside = p.times(c)
-    if named and not aside and "(" not in words and not any(abs(abs(c) - f) <= 1e-12 for f in (0.5, 1.0, 2.0)):
-        return None  # a factor nothing names: the one line that makes it may say more
-    return sentence(f"{p.name}: every entry is {words}{_aside(aside)}")
+        return None if named_only else f.NearlyZero(p.name, largest(p.mine))
+    factor = p.named(c)
+    if not factor.said:
+        return None if named_only else f.LocatedFactor(p.name, factor)  # the one line that makes it may say more
+    return f.ConstantFactor(p.name, factor)
 
 
-def any_factor(p: Part) -> str | None:
+def any_factor(p: Part) -> f.ConstantFactor | f.NearlyZero | None:
     """Every entry the same multiple of the engine's, whatever the multiple."""
-    return constant_factor(p, named=False)
+    return constant_factor(p, named_only=False)
 
 
-def constant_offset(p: Part) -> str | None:
+def constant_offset(p: Part) -> f.ConstantOffset | None:
     """Every entry off by one same amount."""
     d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
     if len(d) < 2 or not p.wrong or max(d) - min(d) > p.tol:
         return None
-    x = d[0]
-    amount = value_name(abs(x), p.sizes, p.defaults)
-    return f"{p.name}: every entry is the engine's {'plus' if x > 0 else 'minus'} {amount}."
+    return f.ConstantOffset(p.naming, d[0])
 
 
 def _solve(gram: list[list[float]], rhs: list[float]) -> list[float] | None:
@@ -485,19 +313,12 @@ def _solve(gram: list[list[float]], rhs: list[float]) -> list[float] | None:
         a[col], a[pivot] = a[pivot], a[col]
         for r in range(n):
             if r != col:
-                f = a[r][col] / a[col][col]
-                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+                k = a[r][col] / a[col][col]
+                a[r] = [x - k * y for x, y in zip(a[r], a[col])]
     return [a[i][n] / a[i][i] for i in range(n)]
 
 
-def _nice(c: float, sizes: dict[str, Any], defaults: dict[str, Any]) -> bool:
-    return abs(c) <= 1e-6 or abs(abs(c) - 1) <= 1e-6 or bool(factors(c, sizes, defaults))
-
-
-UNTOLD = ""  # what a diagnosis returns where this case's numbers cannot tell (not a fit, and not a refusal)
-
-
-def _one_term_instead(p: Part) -> str | None:
+def _one_term_instead(p: Part) -> f.TermInstead | None:
     """The answer as the engine's terms, one of them written another way (an Instead of the split), the others
     as they are: one term of a sum with a factor left out, or an index where another belongs."""
     mine = [v for _, v in p.m]
@@ -514,13 +335,11 @@ def _one_term_instead(p: Part) -> str | None:
             total = [math.fsum(col[i] for col in kept) + other[i] for i in range(len(mine))]
             if max(abs(a - b) for a, b in zip(total, mine)) > p.tol + 1e-9 * max(map(abs, mine)):
                 continue
-            right = [n for n in names if n != alt.term]
-            first = f"{_and(right)} {'is' if len(right) == 1 else 'are'} right, but " if right else ""
-            return sentence(f"{p.name} is the sum of {_and(names)}.\n In yours, {first}in {alt.term}, {alt.how}")
+            return f.TermInstead(p.name, tuple(names), alt.term, alt.how)
     return None
 
 
-def terms(p: Part) -> str | None:
+def terms(p: Part) -> Finding | None:
     """The answer as the engine's terms with other weights: a term missing, its sign flipped, or scaled; or one
     term written another way (a factor left out, an index where another belongs)."""
     instead = _one_term_instead(p)
@@ -544,26 +363,13 @@ def terms(p: Part) -> str | None:
             continue
         c = [0.0 if abs(ck) <= 1e-6 else ck for ck in c]
         off = [(n, ck) for n, ck in zip(names, c) if abs(ck - 1) > 1e-6]
-        if not off or len({round(ck, 6) for ck in c}) == 1 or not all(_nice(ck, p.sizes, p.defaults) for ck in c):
+        if not off or len({round(ck, 6) for ck in c}) == 1 or not all(nice(ck, p.sizes, p.defaults) for ck in c):
             continue
-        said, asides = [], []
-        for n, ck in off:
-            if ck == 0:
-                said.append(f"{n} is missing")
-            elif abs(ck + 1) <= 1e-6:
-                said.append(f"{n} has its sign flipped")
-            else:
-                words, aside = p.times(ck)
-                said.append(f"{n} is {words}")
-                asides.append(aside)
-        right = [n for n in names if n not in dict(off)]
-        first = f"{_and(right)} {'is' if len(right) == 1 else 'are'} right, but " if right else ""
-        aside = " ".join(a for a in asides if a)
-        return sentence(f"{p.name} is the sum of {_and(names)}.\n In yours, {first}{_and(said)}{_aside(aside)}")
+        return f.TermWeights(p.name, tuple(names), tuple((n, p.named(ck)) for n, ck in off))
     return None
 
 
-def one_term(p: Part) -> str | None:
+def one_term(p: Part) -> f.OneTerm | f.Untold | None:
     """A sum with one of its terms missing, flipped or doubled."""
     d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
     for family in p.families:
@@ -575,15 +381,14 @@ def one_term(p: Part) -> str | None:
         for k, col in enumerate(columns):
             if max(map(abs, col), default=0.0) <= p.big:
                 continue
-            for c, how in ((-1.0, "is missing"), (-2.0, "has its sign flipped"), (1.0, "is counted twice")):
+            for c in (-1.0, -2.0, 1.0):  # missing, its sign flipped, counted twice
                 if all(abs(x - c * y) <= p.tol for x, y in zip(d, col)):
-                    which = family.each.format(k=k)
-                    edge = " (the last)" if k == len(columns) - 1 else " (the first)" if k == 0 else ""
-                    return f"{p.name}: {family.what}; in yours, the term of {which}{edge} {how}."
+                    edge = "last" if k == len(columns) - 1 else "first" if k == 0 else ""
+                    return f.OneTerm(p.name, family.what, family.each.format(k=k), edge, c)
     return None
 
 
-def terms_at_an_end(p: Part) -> str | None:
+def terms_at_an_end(p: Part) -> f.TermsAtAnEnd | f.Untold | None:
     """A sum with a run of its terms at one end missing: a loop that starts late or stops early.
 
     Where every term that is not 0 here is in such a run (the whole sum missing, the terms left out 0 here:
@@ -606,40 +411,23 @@ def terms_at_an_end(p: Part) -> str | None:
                     untold = untold or telling > 0
                     continue
                 if max(map(abs, total)) > p.big:
-                    return f"{p.name}: {family.what}; in yours, {_terms_missing(family, counts, m, last)}"
+                    return _terms_missing(p, family, counts, m, last)
     return UNTOLD if untold else None
 
 
-def _terms_missing(family: Family, counts: list[bool], m: int, last: bool) -> str:
+def _terms_missing(p: Part, family: Family, counts: list[bool], m: int, last: bool) -> f.TermsAtAnEnd:
     """The run of m terms at one end missing, named by where it starts; terms that are 0 here next to it may be
     missing too (the run's start is then not known), and are said as that, not counted."""
-    each, n = family.each.format, len(counts)
+    n = len(counts)
     if last:  # missing: n - m on, and perhaps the terms that are 0 just before
-        start = n - m
-        earliest = start
+        start = earliest = n - m
         while earliest > 0 and not counts[earliest - 1]:
             earliest -= 1
-        said = f"the terms of {each(k=start)} on are missing"
-        if earliest < start:
-            said += (
-                f" (the terms of {each(k=earliest)} to {each(k=start - 1)} are 0 here, so the sum may stop as early"
-                f" as {each(k=earliest)})"
-            )
-        return said + "."
+        return f.TermsAtAnEnd(p.name, family.what, family.each, start, earliest, True)
     latest = m  # missing: those before m, and perhaps the terms that are 0 just after
     while latest < n and not counts[latest]:
         latest += 1
-    said = f"the terms before {each(k=m)} are missing"
-    if latest > m:
-        said += (
-            f" (the terms of {each(k=m)} to {each(k=latest - 1)} are 0 here, so the sum may start as late as"
-            f" {each(k=latest)})"
-        )
-    return said + "."
-
-
-def _and(words: Sequence[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return f.TermsAtAnEnd(p.name, family.what, family.each, m, latest, False)
 
 
 def _groups(p: Part, at_least: int = 2) -> list[tuple[Grouping, dict[int, list[int]]]]:
@@ -656,12 +444,11 @@ def _groups(p: Part, at_least: int = 2) -> list[tuple[Grouping, dict[int, list[i
     return found
 
 
-def _group_name(p: Part, g: Grouping, key: int, indices: list[int]) -> str:
-    note = p.layout.note(p.facts, p.name, g.axis, key) if g.name == p.layout.axes[p.name][g.axis] else ""
-    return f"{g.name} {key}{note}"
+def _some(p: Part, g: Grouping, keys: Sequence[int], groups: dict[int, list[int]]) -> f.Groups:
+    return f.Groups(p.naming, g, tuple(keys), len(groups))
 
 
-def nonzero_where_zero(p: Part) -> str | None:
+def nonzero_where_zero(p: Part) -> f.NonzeroWhereZero | None:
     """Nonzero in groups where the engine's is exactly 0 (the causal limit, a row not read, a unit off)."""
     axes = [(g, groups) for g, groups in _groups(p, at_least=1) if g.axis == 0 and g.name == p.layout.axes[p.name][0]]
     for g, groups in axes[:1]:  # along the first axis: positions, rows, units
@@ -669,33 +456,14 @@ def nonzero_where_zero(p: Part) -> str | None:
         bad = [key for key in zero if any(abs(p.m[k][1]) > p.tol for k in groups[key])]
         if not bad:
             return None
-        what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
         others = [key for key in groups if key not in zero]
         also = [key for key in others if any(abs(p.m[k][1] - p.e[k][1]) > p.tol for k in groups[key])]
         rest = [key for key in groups if key not in bad]  # right wherever it is not wrong: counted from these
-        if also:  # the other half of the story: wrong where the engine's is not 0 too, or right there
-            if len(also) == len(rest):
-                said = f"and wrong at every other {g.name} too" if len(rest) > 1 else f"and wrong at the other {g.name}"
-            else:
-                said = f"and wrong at {len(also)} of the {len(others)} {plural(g.name)} where it is not"
-        elif rest:
-            said = (
-                f"and right at the other {len(rest)} {plural(g.name)}"
-                if len(rest) > 1
-                else f"and right at the other {g.name}"
-            )
-        else:
-            said = ""
-        why = (
-            f"\n The engine's is 0 there because {p.zero_why[0].lower()}{sentence(p.zero_why)[1:]}"
-            if p.zero_why
-            else ""
-        )
-        return f"{p.name}: nonzero at {what}, where the engine's is exactly 0, {said}.{why}".replace(", .", ".")
+        return f.NonzeroWhereZero(_some(p, g, bad, groups), len(also), len(others), len(rest), p.zero_why)
     return None
 
 
-def zero_where_nonzero(p: Part) -> str | None:
+def zero_where_nonzero(p: Part) -> f.ZeroWhereNonzero | None:
     """Exactly 0 in groups along the first axis where the engine's is not: a position, row or unit left out."""
     axes = [(g, groups) for g, groups in _groups(p, at_least=2) if g.axis == 0 and g.name == p.layout.axes[p.name][0]]
     for g, groups in axes[:1]:
@@ -706,12 +474,11 @@ def zero_where_nonzero(p: Part) -> str | None:
         ]
         if not bad or len(bad) == len(groups):
             return None
-        what = _group_name(p, g, bad[0], groups[bad[0]]) if len(bad) == 1 else some(g.name, bad, len(groups))
-        return f"{p.name}: yours is exactly 0 at {what}, where the engine's is not."
+        return f.ZeroWhereNonzero(_some(p, g, bad, groups))
     return None
 
 
-def shifted(p: Part) -> str | None:
+def shifted(p: Part) -> f.Shifted | f.Untold | None:
     """Equal to the engine's at the neighbouring index along an axis: an index off by one.
 
     Every entry with a neighbour there must match it, and the entries it puts right must be most of the
@@ -734,16 +501,11 @@ def shifted(p: Part) -> str | None:
             if len(explained) < max(2, len(wrong) // 2) or not any(abs(b) > p.big for _, b in pairs.values()):
                 untold = True
                 continue
-            k, j = (1, 0) if step == 1 else (0, 1)
-            sign = "-" if step == 1 else "+"
-            return (
-                f"{p.name}: shifted by one {name}: your {name} k holds the engine's {name} k{sign}1\n"
-                f" (your {name} {k} is the engine's {name} {j}, and so on): an index off by one?"
-            )
+            return f.Shifted(p.name, name, step)
     return UNTOLD if untold else None
 
 
-def moved(p: Part) -> str | None:
+def moved(p: Part) -> f.Moved | None:
     """One amount in the wrong entry: what belongs at one place is at another (often its neighbour).
 
     Which place it belongs at: the one a fact names (the true token), else the one where the engine's
@@ -765,12 +527,10 @@ def moved(p: Part) -> str | None:
     dst = b if src == a else a
     amount = p.e[src][1] - p.m[src][1]
     near = sum(abs(x - y) for x, y in zip(p.e[src][0], p.e[dst][0])) == 1
-    return f"{p.name}: the {value_name(amount, p.sizes, p.defaults)} that belongs at {p.at(src)} is at {p.at(dst)}" + (
-        ", its neighbour: an index off by one?" if near else "."
-    )
+    return f.Moved(p.naming, amount, p.index(src), p.index(dst), near)
 
 
-def right_and_wrong(p: Part) -> str | None:
+def right_and_wrong(p: Part) -> f.RightAndWrong | None:
     """Right in some groups (positions, heads, rows) and wrong in others; and how, where it is wrong."""
     wrong = set(p.wrong)
     for g, groups in _groups(p):
@@ -779,39 +539,27 @@ def right_and_wrong(p: Part) -> str | None:
         if not bad or not good:  # (a group where both are 0 shows nothing: right there is no evidence)
             continue
         there = [k for key in bad for k in groups[key] if k in wrong]
-        how = _how_there(p, there)
-        if len(bad) == 1:
-            what = f"only at {_group_name(p, g, bad[0], groups[bad[0]])}"
-        else:
-            what = f"at {some(g.name, bad, len(groups))}"
-        if len(good) == 1:
-            right = _group_name(p, g, good[0], groups[good[0]])
-        else:
-            right = f"the other {plural(g.name)}" if len(good) > 4 else some(g.name, good, len(groups))
         zeros = [key for key in groups if key not in bad and key not in good]  # right there too, where both are 0
-        if zeros and not right.startswith("the other"):
-            at = f"the other {plural(g.name)}" if len(zeros) > 4 else some(g.name, zeros, len(groups))
-            right += f", and 0 like the engine's at {at}"
-        return sentence(f"{p.name}: wrong {what}{how}; right at {right}")
+        return f.RightAndWrong(
+            _some(p, g, bad, groups), _some(p, g, good, groups), _some(p, g, zeros, groups), _how_there(p, there)
+        )
     return None
 
 
-def _how_there(p: Part, there: list[int]) -> str:
+def _how_there(p: Part, there: list[int]) -> f.There:
     """How the wrong entries differ, if one rule says it: 0, one factor, or one amount off."""
     if all(p.m[k][1] == 0 for k in there):
-        return ", where yours is 0"
+        return f.There(zero=True)
     c = _ratio(p, there) if len(there) > 1 else None  # one entry has any ratio
     if c is not None and abs(c - 1) > 1e-7:
-        words, aside = p.times(c)
-        return f", where yours is {words}{_aside(aside)}"
+        return f.There(factor=p.named(c))
     d = [p.m[k][1] - p.e[k][1] for k in there]
     if len(d) > 1 and max(d) - min(d) <= p.tol:
-        amount = value_name(abs(d[0]), p.sizes, p.defaults)
-        return f", where yours is the engine's {'plus' if d[0] > 0 else 'minus'} {amount}"
-    return ""
+        return f.There(plus=d[0])
+    return f.There()
 
 
-def reversed_order(p: Part) -> str | None:
+def reversed_order(p: Part) -> f.Reversed | None:
     """The engine's entries in the opposite order along an axis: a loop or a list run backwards."""
     lengths = shape(p.engine) or ()
     for axis, name in enumerate(p.layout.axes[p.name]):
@@ -821,12 +569,11 @@ def reversed_order(p: Part) -> str | None:
         where = {index: v for index, v in p.e}
         flipped = [(v, where[(*i[:axis], n - 1 - i[axis], *i[axis + 1 :])]) for i, v in p.m]
         if all(abs(a - b) <= p.tol for a, b in flipped):
-            first = f"your {name} 0 is its {name} {n - 1}, and so on"
-            return f"{p.name}: the engine's {plural(name)} in the opposite order: {first}."
+            return f.Reversed(p.name, name, n)
     return None
 
 
-def plus_an_argument(p: Part) -> str | None:
+def plus_an_argument(p: Part) -> f.PlusArgument | None:
     """Yours minus the engine's is one of the function's own arguments (or a multiple of it): something added."""
     d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
     for name, value in p.given.items():
@@ -838,34 +585,27 @@ def plus_an_argument(p: Part) -> str | None:
             continue
         c = d[big[0]] / v[big[0]]
         if abs(c) > 1e-9 and all(abs(dk - c * x) <= p.tol + 1e-9 * abs(dk) for dk, x in zip(d, v)):
-            if abs(c - 1) <= 1e-7:
-                return f"{p.name}: yours is the engine's plus {name}, your function's argument."
-            if abs(c + 1) <= 1e-7:
-                return f"{p.name}: yours is the engine's minus {name}, your function's argument."
-            if not _nice(c, p.sizes, p.defaults):
+            if abs(abs(c) - 1) > 1e-7 and not nice(c, p.sizes, p.defaults):
                 continue
-            words, aside = p.times(c)
-            return sentence(
-                f"{p.name}: yours is the engine's plus {name} (your argument) times {fraction(c)}{_aside(aside)}"
-            )
+            return f.PlusArgument(p.name, name, p.named(c))
     return None
 
 
-def close_not_exact(p: Part) -> str | None:
-    """Within a hair of the engine's everywhere, but not to the last bits: a numerical estimate."""
+def close_not_exact(p: Part) -> f.Estimate | None:
+    """Within a hair of the engine's everywhere, but not to the last bits: a numerical estimate. Its differences
+    are beyond a sum's rounding at most entries that are not 0, even where they are within the tolerance (an
+    answer right but at one entry is no estimate)."""
     if not p.wrong or not p.scale:
         return None
-    gap = max(abs(p.m[k][1] - p.e[k][1]) for k in p.wrong) / p.scale
+    gap = max(abs(a - b) for (_, a), (_, b) in zip(p.m, p.e)) / p.scale
     moving = [k for k, (_, b) in enumerate(p.e) if abs(b) > p.big]
-    if gap > CLOSE or len(p.wrong) * 2 < max(2, len(moving)):
+    noisy = [k for k, ((_, a), (_, b)) in enumerate(zip(p.m, p.e)) if abs(a - b) > ROUNDING * p.scale]
+    if gap > CLOSE or len(noisy) * 2 < max(2, len(moving)):
         return None
-    return (
-        f"{p.name}: close, but not exact: every entry is within {gap:.1e} of the largest entry of the engine's,\n"
-        f" yet not within {RTOL_SHOWN}. A numerical estimate (finite differences)? The rule gives the exact numbers."
-    )
+    return f.Estimate(p.name, 10.0 ** math.ceil(math.log10(gap)))
 
 
-def rounded(p: Part) -> str | None:
+def rounded(p: Part) -> f.Rounded | None:
     """Every entry of yours the engine's rounded to a few decimals (round(x, 6)): rounded for printing."""
     if not p.wrong:
         return None
@@ -874,14 +614,11 @@ def rounded(p: Part) -> str | None:
         if all(round(a, k) == a and abs(a - b) <= unit / 2 * (1 + 1e-9) + p.tol for (_, a), (_, b) in zip(p.m, p.e)):
             if all(round(b, k) == b for _, b in p.e):
                 return None  # the engine's are so rounded too: nothing is told
-            return (
-                f"{p.name}: every entry of yours is the engine's rounded to {k} decimals.\n"
-                " Round only what you print: a gradient rounded is wrong in every digit after those."
-            )
+            return f.Rounded(p.name, k)
     return None
 
 
-def offset_but_one(p: Part) -> str | None:
+def offset_but_one(p: Part) -> f.OffsetButOne | None:
     """Every entry but one off by one same amount, and that one by another: an amount moved onto one entry (or
     off it) and spread over the others, or a constant added everywhere but there."""
     d = [a - b for (_, a), (_, b) in zip(p.m, p.e)]
@@ -892,18 +629,11 @@ def offset_but_one(p: Part) -> str | None:
         c = rest[0]
         if max(rest) - min(rest) > p.tol or abs(c) <= p.tol or abs(d[k] - c) <= p.tol or abs(d[k]) <= p.tol:
             continue
-        sign = ("plus", "minus")
-        said = (
-            f"{p.name}: every entry but one is the engine's {sign[c < 0]} {value_name(abs(c), p.sizes, p.defaults)};"
-            f" at {p.at(k)}, yours is the engine's {sign[d[k] < 0]} {value_name(abs(d[k]), p.sizes, p.defaults)}."
-        )
-        if abs(math.fsum(d)) <= p.tol * len(d):
-            said += f"\n The differences sum to 0: one amount moved between {p.at(k)} and the others, spread evenly."
-        return said
+        return f.OffsetButOne(p.naming, c, p.index(k), d[k], abs(math.fsum(d)) <= p.tol * len(d))
     return None
 
 
-def mean_subtracted(p: Part) -> str | None:
+def mean_subtracted(p: Part) -> f.MeanSubtracted | None:
     """Yours is the function's arguments, each times a number, plus one same amount at every entry, where the
     engine's has no such amount: a mean subtracted (x - mean(x), as LayerNorm does) where the rule has none."""
     mine, engine = [v for _, v in p.m], [v for _, v in p.e]
@@ -927,18 +657,14 @@ def mean_subtracted(p: Part) -> str | None:
     c = fit(mine, columns)
     if c is None or abs(c[-1]) <= p.big:
         return None
-    return (
-        f"{p.name}: yours is {_and(names)}, each times a number, plus one same amount at every entry ({c[-1]:.4g});"
-        f" the engine's is {_and(names)} alone, each times a number.\n Is a mean subtracted somewhere"
-        f" ({_and([f'{a} - mean({a})' for a in names]).replace(' and ', ' or ')}){p.facts.get('a mean', '')}?"
-    )
+    return f.MeanSubtracted(p.name, tuple(names), c[-1], p.facts.get("a mean", ""))
 
 
 def _nested(value: list) -> bool:
     return any(isinstance(v, (list, tuple)) for v in value)
 
 
-def whole_numbers(p: Part) -> str | None:
+def whole_numbers(p: Part) -> f.WholeNumbers | None:
     """Only small whole numbers where the engine's are fractions: a mask, a local gradient or a count, without
     the gradient g it should carry."""
     values = {v for _, v in p.m}
@@ -947,14 +673,10 @@ def whole_numbers(p: Part) -> str | None:
     fractions = [v for _, v in p.e if v != 0]
     if sum(not float(v).is_integer() for v in fractions) * 2 < len(fractions):  # the engine's are whole too
         return None
-    if values <= {0, 1}:
-        said = "only 0s and 1s: a mask (or a local gradient) alone"
-    else:
-        said = f"only whole numbers ({_and([fraction(v) for v in sorted(values)[:4]])}): counts, not gradients"
-    return f"{p.name}: yours holds {said}.\n Multiply by the gradient that arrives, g."
+    return f.WholeNumbers(p.name, tuple(sorted(values)[:4]), values <= {0, 1})
 
 
-def times_an_argument(p: Part) -> str | None:
+def times_an_argument(p: Part) -> f.TimesArgument | None:
     """Yours is the engine's times one of the function's arguments, entry by entry: a factor too many (or too few)."""
     if len(p.wrong) < 2:
         return None
@@ -962,18 +684,15 @@ def times_an_argument(p: Part) -> str | None:
         if shape(value) != shape(p.engine):
             continue
         a = [x for _, x in entries(value)]
-        for power, how in ((1, f"times {name}"), (-1, f"divided by {name}")):
+        for power in (1, -1):
             if any(x == 0 for x in a) and power < 0:
                 continue
             if all(p.close(m, e * x**power) for (_, m), (_, e), x in zip(p.m, p.e, a)):
-                return (
-                    f"{p.name}: every entry is the engine's {how}, your argument, entry by entry:\n"
-                    f" a factor {name} {'too many' if power > 0 else 'missing'}?"
-                )
+                return f.TimesArgument(p.name, name, power)
     return None
 
 
-def where_signs(p: Part) -> str | None:
+def where_signs(p: Part) -> f.WhereSigns | None:
     """Wrong exactly where an argument of the same shape is positive, or negative: the test that went wrong."""
     wrong = {p.e[k][0] for k in p.wrong}
     if not wrong or len(wrong) == len(p.e):
@@ -986,20 +705,15 @@ def where_signs(p: Part) -> str | None:
             there = {index for index, x in entries(value) if test(x)}
             if there and (wrong == there or wrong == there & moving):
                 unit = plural(p.layout.axes[p.name][-1])
-                where = f"{name} {sign}" if wrong == there else f"{name} {sign} and the engine's is not 0"
-                return f"{p.name}: wrong at exactly the {unit} where {where}, and right at the others."
+                return f.WhereSigns(p.name, unit, name, sign, wrong != there)
     return None
 
 
-Diagnosis = Callable[[Part], str | None]
-
-
-# said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
 def _flat(values: list) -> bool:
     return all(isinstance(v, (int, float)) for v in values)
 
 
-def one_row_everywhere(p: Part) -> str | None:
+def one_row_everywhere(p: Part) -> f.OneRow | None:
     """Every row of yours the same numbers where the engine's rows differ, each the sum of one argument times
     another (sum(g) times x: a sum taken where each row's own entry belongs)."""
     rows = p.mine
@@ -1011,7 +725,6 @@ def one_row_everywhere(p: Part) -> str | None:
         return None
     if all(p.close(a, b) for r in p.engine[1:] for a, b in zip(r, p.engine[0])):
         return None  # the engine's rows are one row too: nothing to tell
-    said = f"{p.name}: every row of yours is the same numbers, where the engine's rows differ"
     for name, value in p.given.items():  # the row as a number times an argument
         if not (isinstance(value, list) and len(value) == len(rows[0]) and _flat(value)):
             continue
@@ -1025,13 +738,13 @@ def one_row_everywhere(p: Part) -> str | None:
             if other != name and isinstance(u, list) and len(u) == len(rows) and _flat(u):
                 total = math.fsum(u)
                 if abs(c - total) <= 1e-9 * max(abs(c), abs(total)) and total != 0:
-                    return (
-                        f"{said}: each is sum({other}) times {name}.\n Is the whole sum of {other} taken where"
-                        f" the row's own entry of {other} belongs?"
-                    )
+                    return f.OneRow(p.name, other, name)
     return None  # the same row, but not told how: said, if at all, by what finds the line
 
 
+Diagnosis = Callable[[Part], Finding | None]
+
+# said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
 CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, rounded, close_not_exact, floor_division)
 CRISP += (whole_numbers, times_an_argument, one_row_everywhere)
 TERMS: tuple[Diagnosis, ...] = (
@@ -1050,33 +763,28 @@ LOCATED += (moved, right_and_wrong)
 PRECISE = CRISP + TERMS
 
 
-def first_fit(p: Part, diagnoses: Sequence[Callable[[Part], str | None]]) -> str | None:
+def told(finding: Finding | None) -> bool:
+    """A finding that says something (not None, not UNTOLD)."""
+    return finding is not None and finding.tells != f.Tells.UNTOLD
+
+
+def first_fit(p: Part, diagnoses: Sequence[Diagnosis]) -> Finding | None:
     for diagnosis in diagnoses:
-        said = diagnosis(p)
-        if said:
-            return said
+        found = diagnosis(p)
+        if told(found):
+            return found
     return None
 
 
-def largest_difference(p: Part, first: bool) -> str:
+def largest_difference(p: Part, first: bool) -> f.LargestDifference:
     """The entry furthest from the engine's, and by how much (first: the verdict's first line about the part)."""
     k = max(p.wrong, key=lambda k: abs(p.m[k][1] - p.e[k][1]))
-    a, b = p.m[k][1], p.e[k][1]
-    lead = f"{p.name}: the largest" if first else "The largest"
-    if p.tol:  # the tolerance named as such: RTOL times the part's largest entry, both shown
-        allowed = (
-            f"; the tolerance is {p.tol:.1e}, which is {RTOL_SHOWN} × {p.scale:.2g}, the size of the largest entry"
-        )
-    else:
-        allowed = "; the engine's is 0 everywhere, so only 0 agrees"
-    said = f"{lead} difference is at {p.at(k)}: yours is {a:.10g}, the engine's {b:.10g}"
-    return f"{said}\n (off by {abs(a - b):.1e}{allowed})."
+    assert p.scale is not None
+    return f.LargestDifference(p.naming, p.index(k), p.m[k][1], p.e[k][1], p.tol, p.scale, first)
 
 
-def diagnose(p: Part) -> tuple[str, bool]:
+def diagnose(p: Part) -> tuple[list[Finding], bool]:
     """What is wrong with a part of equal shape, from its numbers alone: the first diagnosis that fits, then the
     largest difference; and whether a diagnosis fitted (else the largest difference is all there is to say)."""
-    said = first_fit(p, PRECISE) or first_fit(p, LOCATED)
-    lines = [said] if said else []
-    lines.append(largest_difference(p, first=not said))
-    return "\n ".join(lines), bool(said)
+    found = first_fit(p, PRECISE) or first_fit(p, LOCATED)
+    return [*([found] if found else []), largest_difference(p, first=not found)], found is not None

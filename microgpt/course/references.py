@@ -76,7 +76,7 @@ def attention_head_backward(qs, ks, vs, gs):
             sum(qs[i][j] * ks[t][j] for j in range(d_h)) / c for t in range(n)
         ]  # the scores s_t = q_i . k_t / sqrt(d_h)
         top = max(s)  # the largest score
-        e = [math.exp(s[t] - top) for t in range(n)]  # exp(s_t - max s)
+        e = [math.exp(st - top) for st in s]  # exp(s_t - max s)
         z = sum(e)  # the softmax's normaliser, sum_t exp(s_t - max s)
         w = [e[t] / z for t in range(n)]  # the weights w_t
         gamma = [sum(gs[i][j] * vs[t][j] for j in range(d_h)) for t in range(n)]  # gamma_t = g_i . v_t, dL/dw_t
@@ -162,6 +162,15 @@ def embedding_backward(rows, used, grads):
 
 # Other ways to write a line, for the changes one token cannot make: (function, the line's target) -> sources
 ALTERNATIVES = {
+    # softmax's diagonal, w_t (1 - w_t), taken for the factor in front of gamma_t - the average
+    ("softmax_backward", "ds[t]"): (
+        "ds[t] = (1 - w[t]) * (gamma[t] - m)",
+        "ds[t] = w[t] * (1 - w[t]) * (gamma[t] - m)",
+    ),
+    ("attention_head_backward", "ds"): (
+        "ds = [(1 - w[t]) * (gamma[t] - m) for t in range(n)]",
+        "ds = [w[t] * (1 - w[t]) * (gamma[t] - m) for t in range(n)]",
+    ),
     ("attention_backward", "heads"): (
         "heads = [slice(h, h + d_h) for h in range(n_head)]",  # each head starts at entry h: they overlap
         "heads = [slice(h, None, n_head) for h in range(n_head)]",  # head h takes every n_head-th entry

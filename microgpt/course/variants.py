@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from microgpt.course import references
+from microgpt.course.findings import Guess, Omission
 
 # the order a change is named in when two give the same numbers
 KINDS: tuple[str, ...] = ("size", "alternative", "operand", "index", "range", "call", "term", "constant", "compare")
@@ -62,8 +63,11 @@ class Change:
     line: int  # the line's place in the rule, first line 1
     reach: frozenset[str]  # the parts of the answer the line can change
     size: str = ""  # for a size written as the page's number: the size's name
-    gloss: str = ""  # what the change suggests: "an index off by one?"
-    how: str = ""  # the change in words, where "after where before belongs" says it badly: "without / n"
+    gloss: Guess | None = None  # what the change suggests: an index off by one?
+    how: Omission | None = None  # what it leaves out, where "after where before belongs" says it badly: "/ n"
+    written: bool = False  # a size written as the page's number
+    writes: frozenset[str] = frozenset()  # the names the changed line writes
+    code: str = ""  # the rule's whole line, as written
     renamed: dict[str, str] = field(default_factory=dict)  # names said otherwise (a loop's, in one pass)
     run: Callable[..., Any] = field(default=lambda *args: None, repr=False, compare=False)
     made: tuple[Any, Any] = field(default=(None, None), repr=False, compare=False)  # (swap, insert): how it is made
@@ -290,14 +294,22 @@ def _text(node: ast.AST) -> str:
 
 
 class _Sites:
-    """The one-token changes of one statement, as (node, replacement, kind, gloss, size)."""
+    """The one-token changes of one statement, as (node, replacement, kind, gloss, size, how)."""
 
     def __init__(self, scope: _Scope, written: set[int] | None = None) -> None:
         self.scope = scope
         self.written = written or set()  # the nodes of names the line writes into through another name
-        self.found: list[tuple[ast.AST, ast.AST, str, str, str, str]] = []
+        self.found: list[tuple[ast.AST, ast.AST, str, Guess | None, str, Omission | None]] = []
 
-    def add(self, old: ast.AST, new: ast.AST, kind: str, gloss: str = "", size: str = "", how: str = "") -> None:
+    def add(
+        self,
+        old: ast.AST,
+        new: ast.AST,
+        kind: str,
+        gloss: Guess | None = None,
+        size: str = "",
+        how: Omission | None = None,
+    ) -> None:
         self.found.append((old, new, kind, gloss, size, how))
 
     def expression(self, node: ast.expr, bound: bool = False) -> None:
@@ -307,8 +319,8 @@ class _Sites:
         if isinstance(page, int) and not isinstance(page, bool):  # a size: the page's number, or one off
             self.add(node, _num(page), "size", size=text)
             if not bound:
-                self.add(node, _bin(node, ast.Sub(), _num(1)), "size", "off by one?", size=text)
-                self.add(node, _bin(node, ast.Add(), _num(1)), "size", "off by one?", size=text)
+                self.add(node, _bin(node, ast.Sub(), _num(1)), "size", Guess.OFF_BY_ONE, size=text)
+                self.add(node, _bin(node, ast.Add(), _num(1)), "size", Guess.OFF_BY_ONE, size=text)
         if isinstance(node, ast.Subscript):
             self.subscript(node, store=False)
         elif isinstance(node, ast.Name):
@@ -316,7 +328,7 @@ class _Sites:
         elif isinstance(node, ast.BinOp):
             self.binop(node)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            self.add(node, node.operand, "term", "a sign?")
+            self.add(node, node.operand, "term", Guess.SIGN)
             self.expression(node.operand)
         elif isinstance(node, ast.Call):
             self.call(node)
@@ -345,9 +357,9 @@ class _Sites:
                 self.expression(arg)
             return
         (end,) = node.args
-        self.add(node, _range(_bin(end, ast.Sub(), _num(1))), "range", "a loop one short?")
-        self.add(node, _range(_bin(end, ast.Add(), _num(1))), "range", "a loop one long?")
-        self.add(node, _range(_num(1), end), "range", "a loop that skips the first?")
+        self.add(node, _range(_bin(end, ast.Sub(), _num(1))), "range", Guess.LOOP_SHORT)
+        self.add(node, _range(_bin(end, ast.Add(), _num(1))), "range", Guess.LOOP_LONG)
+        self.add(node, _range(_num(1), end), "range", Guess.LOOP_SKIPS_FIRST)
         for other in sorted(self.scope.ints - _names(end) - (set(self.scope.indices) - self.scope.outer)):
             self.add(node, _range(_name(other)), "range")  # another bound: the causal limit, another size
         self.expression(end, bound=True)
@@ -399,7 +411,7 @@ class _Sites:
                 for combo in combos:
                     self.add(node, access(other, [_name(c) for c in combo]), "operand")
         if len(indices) == 2 and all(plain) and _text(indices[0]) != _text(indices[1]):  # the two swapped
-            self.add(node, access(root, indices[::-1]), "index", "a transpose?")
+            self.add(node, access(root, indices[::-1]), "index", Guess.TRANSPOSE)
         for k, ix in enumerate(indices):  # one index changed
             if not plain[k]:
                 if not store:
@@ -407,14 +419,14 @@ class _Sites:
                 continue
             assert isinstance(ix, ast.Name)
             bound = scope.indices[ix.id]
-            new: list[tuple[ast.expr, str]] = [(_name(o), "") for o in scope.indices if o != ix.id]
+            new: list[tuple[ast.expr, Guess | None]] = [(_name(o), None) for o in scope.indices if o != ix.id]
             new += [
-                (_num(0), "the first one, in place of each?"),
-                (ast.UnaryOp(ast.USub(), _num(1)), "the last one, in place of each?"),
-                (_bin(ix, ast.Sub(), _num(1)), "an index off by one?"),
-                (_bin(ix, ast.Add(), _num(1)), "an index off by one?"),
-                (_bin(_bin(ix, ast.Add(), _num(1)), ast.Mod(), bound), "an index off by one?"),
-                (_bin(_bin(bound, ast.Sub(), _num(1)), ast.Sub(), ix), "an order run backwards?"),
+                (_num(0), Guess.FIRST_FOR_EACH),
+                (ast.UnaryOp(ast.USub(), _num(1)), Guess.LAST_FOR_EACH),
+                (_bin(ix, ast.Sub(), _num(1)), Guess.INDEX_OFF_BY_ONE),
+                (_bin(ix, ast.Add(), _num(1)), Guess.INDEX_OFF_BY_ONE),
+                (_bin(_bin(ix, ast.Add(), _num(1)), ast.Mod(), bound), Guess.INDEX_OFF_BY_ONE),
+                (_bin(_bin(bound, ast.Sub(), _num(1)), ast.Sub(), ix), Guess.BACKWARDS),
             ]
             for new_ix, gloss in new:
                 self.add(node, access(root, [*indices[:k], new_ix, *indices[k + 1 :]]), "index", gloss)
@@ -429,27 +441,27 @@ class _Sites:
             self.expression(left)
             return
         whole = _names(node) <= self.scope.ints
-        term = "" if whole else "a term left out?"
+        term = None if whole else Guess.TERM_LEFT_OUT
         sign = {ast.Add: "+", ast.Sub: "-"}.get(type(op), "")
         if isinstance(op, (ast.Add, ast.Sub)):
-            self.add(node, left, "term", term, how=f"without {sign} {_text(right)}")
-            without = f"without {_text(left)} {sign}" if isinstance(op, ast.Add) else f"without {_text(left)}"
+            self.add(node, left, "term", term, how=Omission(f"{sign} {_text(right)}"))
+            without = Omission(f"{_text(left)} {sign}" if isinstance(op, ast.Add) else _text(left))
             new = right if isinstance(op, ast.Add) else ast.UnaryOp(ast.USub(), right)
             self.add(node, new, "term", term, how=without)
         if isinstance(op, ast.Mult):
-            self.add(node, left, "term", "a factor left out?", how=f"without the factor {_text(right)}")
-            self.add(node, right, "term", "a factor left out?", how=f"without the factor {_text(left)}")
+            self.add(node, left, "term", Guess.FACTOR_LEFT_OUT, how=Omission(_text(right), factor=True))
+            self.add(node, right, "term", Guess.FACTOR_LEFT_OUT, how=Omission(_text(left), factor=True))
         if isinstance(op, ast.Sub):
-            self.add(node, _bin(right, ast.Sub(), left), "term", "a sign?")
-            self.add(node, _bin(left, ast.Add(), right), "term", "a sign?")
+            self.add(node, _bin(right, ast.Sub(), left), "term", Guess.SIGN)
+            self.add(node, _bin(left, ast.Add(), right), "term", Guess.SIGN)
         if isinstance(op, ast.Add):
-            self.add(node, _bin(left, ast.Sub(), right), "term", "a sign?")
+            self.add(node, _bin(left, ast.Sub(), right), "term", Guess.SIGN)
         if isinstance(op, ast.Mult):
             self.add(node, _bin(left, ast.Div(), right), "term")
         if isinstance(op, ast.Div):
-            self.add(node, left, "term", "a division left out?", how=f"without / {_text(right)}")
+            self.add(node, left, "term", Guess.DIVISION_LEFT_OUT, how=Omission(f"/ {_text(right)}"))
             self.add(node, _bin(left, ast.Mult(), right), "term")
-            self.add(node, _bin(left, ast.FloorDiv(), right), "term", "floor division?")
+            self.add(node, _bin(left, ast.FloorDiv(), right), "term", Guess.FLOOR_DIVISION)
         if isinstance(op, ast.FloorDiv):
             self.add(node, _bin(left, ast.Div(), right), "term")
         if whole and isinstance(op, (ast.Add, ast.Sub)):  # a whole number for another (i + 1 -> T)
@@ -461,7 +473,7 @@ class _Sites:
     def call(self, node: ast.Call) -> None:
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr in ("sqrt", "exp") and len(node.args) == 1:
-            self.add(node, node.args[0], "call", f"{f.attr} left out?")
+            self.add(node, node.args[0], "call", Guess.SQRT_LEFT_OUT if f.attr == "sqrt" else Guess.EXP_LEFT_OUT)
         for arg in node.args:
             self.expression(arg)
 
@@ -476,7 +488,7 @@ class _Sites:
                     for step in (ast.Sub(), ast.Add()):
                         moved = _bin(side, step, _num(1))
                         pair = (moved, right) if k == 0 else (node.left, moved)
-                        self.add(node, ast.Compare(pair[0], [type(op)()], [pair[1]]), "index", "an index off by one?")
+                        self.add(node, ast.Compare(pair[0], [type(op)()], [pair[1]]), "index", Guess.INDEX_OFF_BY_ONE)
         self.expression(node.left)
         for c in node.comparators:
             self.expression(c)
@@ -488,6 +500,35 @@ class _Sites:
         for new in (0.0, 1.0, -c, 2 * c, c / 2):
             if new != c:
                 self.add(node, _num(int(new) if isinstance(c, int) and float(new).is_integer() else new), "constant")
+
+
+def _exchanged(stmt: ast.stmt, scope: _Scope) -> list[tuple[ast.expr, ast.expr]]:
+    """For each two loop indices read in one expression of a line, each in lists of its own (qs[i][j] * ks[t][j]):
+    the smallest such expression with the two exchanged (qs[t][j] * ks[i][j])."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.expr):
+        return []
+
+    def indexed(node: ast.AST) -> set[str]:  # the indices the subscripts in node read, as plain names
+        return {
+            n.slice.id
+            for n in ast.walk(node)
+            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id in scope.indices
+        }
+
+    found = []
+    names = sorted(indexed(value))
+    for k, a in enumerate(names):
+        for b in names[k + 1 :]:
+            holding = [n for n in ast.walk(value) if isinstance(n, ast.expr) and {a, b} <= indexed(n)]
+            smallest = min(holding, key=lambda n: sum(1 for _ in ast.walk(n)))
+            swapped = copy.deepcopy(smallest)
+            for n in ast.walk(swapped):
+                if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id in (a, b):
+                    n.slice = ast.Name(b if n.slice.id == a else a, ast.Load())
+            if _text(swapped) != _text(smallest):
+                found.append((smallest, swapped))
+    return found
 
 
 def _plain_assignment(stmt: ast.stmt) -> bool:
@@ -589,6 +630,23 @@ class Rule:
             for k, child in (enumerate(value) if isinstance(value, list) else [(None, value)])
             if isinstance(child, ast.AST)
         }
+
+    @functools.cached_property
+    def defined(self) -> dict[str, str]:
+        """The rule's own numbers, each given its value by one line (V = len(p), n = i + 1), with that line's code:
+        a change said in a reader's names is said with these written out."""
+        found: dict[str, list[str]] = {}
+        for stmt, _ in _statements(self.fn.body):
+            for name in _defs(stmt):
+                found.setdefault(name, [])
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                found[stmt.targets[0].id].append(_text(stmt.value))
+        numbers = {name for name, value in self.values.items() if isinstance(value, (int, float))}
+        return {name: codes[0] for name, codes in found.items() if len(codes) == 1 and name in numbers}
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        return tuple(a.arg for a in self.fn.args.args)
 
     def _enclose(self, body: Sequence[ast.stmt], loops: dict[str, ast.expr]) -> None:
         for stmt in body:
@@ -700,16 +758,18 @@ class Rule:
         found: list[Change] = []
         arguments = [a.arg for a in self.fn.args.args]
         for a in arguments:  # an argument taken for another, softmax applied again, a size argument as 1
-            value, news = self.values.get(a), []
+            value = self.values.get(a)
+            news: list[tuple[str, Guess | None]] = []
             if isinstance(value, int) and not isinstance(value, bool):
-                news.append(("1", ""))
+                news.append(("1", None))
             elif isinstance(value, list) and value:
-                news += [(b, "") for b in arguments if b != a and shape(self.values.get(b)) == shape(value)]
+                news += [(b, None) for b in arguments if b != a and shape(self.values.get(b)) == shape(value)]
                 if len(shape(value)) == 1 and isinstance(value[0], float):
-                    news.append((f"softmax({a})", "softmax applied again?"))
+                    news.append((f"softmax({a})", Guess.SOFTMAX_AGAIN))
             for new, gloss in news:
                 stmt = ast.parse(f"{a} = {new}").body[0]
-                change = Change("argument", f"the argument {a}", a, new, 0, self.reach.get(a, frozenset()), gloss=gloss)
+                reach = self.reach.get(a, frozenset())
+                change = Change("argument", f"the argument {a}", a, new, 0, reach, gloss=gloss, writes=frozenset({a}))
                 found.append(self._made(change, None, insert=stmt))
         for stmt, _ in _statements(self.fn.body):
             scope = self._scope(stmt)
@@ -731,7 +791,9 @@ class Rule:
             target_name = _text(target)
             page = self.sizes.get(target_name)
             if isinstance(stmt, ast.Assign) and isinstance(page, int) and not isinstance(page, bool):
-                sites.add(stmt.value, _num(page), "size", size=target_name)
+                sites.add(stmt.value, _num(page), "size", size=target_name)  # a size: the page's number, or one off
+                sites.add(stmt.value, _bin(stmt.value, ast.Sub(), _num(1)), "size", Guess.OFF_BY_ONE, size=target_name)
+                sites.add(stmt.value, _bin(stmt.value, ast.Add(), _num(1)), "size", Guess.OFF_BY_ONE, size=target_name)
             sites.expression(stmt.value)
             if isinstance(target, ast.Subscript):
                 sites.subscript(target, store=True)
@@ -753,9 +815,24 @@ class Rule:
         target_nodes = {
             id(n) for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t for n in ast.walk(t)
         }
+        code = _text(stmt).splitlines()[0]
+        inner = [s for s, _ in _statements([stmt])] if isinstance(stmt, (ast.For, ast.If)) else [stmt]
+        writes = frozenset(n for s in inner if not isinstance(s, ast.For) for n in _defs(s))  # a loop: its lines
         for old, new, kind, gloss, size, how in sites.found:
+            number = kind == "size" and gloss is None  # a size's only change without a guess: the page's number
             change = Change(
-                kind, role, old, new, stmt.lineno, rows.get(id(old), reach), size=size, gloss=gloss, how=how
+                kind,
+                role,
+                old,
+                new,
+                stmt.lineno,
+                rows.get(id(old), reach),
+                size=size,
+                gloss=gloss,
+                how=how,
+                written=number,
+                writes=writes,
+                code=code,
             )
             found.append(self._made(change, stmt, swap=(old, new)))
             if id(old) in target_nodes or not isinstance(old, ast.expr) or not isinstance(new, ast.expr):
@@ -774,27 +851,39 @@ class Rule:
                     size=size,
                     gloss=gloss,
                     how=how,
+                    written=number,
+                    writes=frozenset(named.get(n, n) for n in writes),
+                    code=code,
                     renamed=named,
                 )
                 found.append(self._made(one, stmt, swap=(old, guarded)))
+        for old, new in _exchanged(stmt, scope):  # two indices exchanged: q_t . k_i for q_i . k_t
+            change = Change(
+                "index", role, old, new, stmt.lineno, reach, gloss=Guess.EXCHANGED, writes=writes, code=code
+            )
+            found.append(self._made(change, stmt, swap=(old, new)))
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             for new_stmt, gloss in (
                 (
                     ast.Assign([stmt.target], stmt.value),
-                    "each pass replaces the sum so far?",
+                    Guess.SUM_REPLACED,
                 ),
-                (ast.AugAssign(stmt.target, ast.Sub(), stmt.value), "a sign?"),
+                (ast.AugAssign(stmt.target, ast.Sub(), stmt.value), Guess.SIGN),
             ):
                 ast.fix_missing_locations(ast.copy_location(new_stmt, stmt))
-                change = Change("accumulate", role, stmt, new_stmt, stmt.lineno, reach, gloss=gloss)
+                change = Change(
+                    "accumulate", role, stmt, new_stmt, stmt.lineno, reach, gloss=gloss, writes=writes, code=code
+                )
                 found.append(self._made(change, stmt, swap=(stmt, new_stmt)))
         for alternative in references.ALTERNATIVES.get((self.name, target_name), ()):
             other = ast.parse(alternative).body[0]
             assert isinstance(stmt, ast.Assign) and isinstance(other, ast.Assign)
-            change = Change("alternative", role, stmt.value, other.value, stmt.lineno, reach)
+            change = Change("alternative", role, stmt.value, other.value, stmt.lineno, reach, writes=writes, code=code)
             found.append(self._made(change, stmt, swap=(stmt, other)))
         if not isinstance(stmt, (ast.For, ast.If)) and self._in_loop_with_others(stmt):
-            change = Change("line", role, stmt, "", stmt.lineno, reach, gloss="a line left out?")
+            change = Change(
+                "line", role, stmt, "", stmt.lineno, reach, gloss=Guess.LINE_LEFT_OUT, writes=writes, code=code
+            )
             found.append(self._made(change, stmt, swap=(stmt, ast.Pass())))
         return found
 

@@ -1,5 +1,8 @@
-"""microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers."""
+"""microgpt.course.diagnosis: where and how an answer differs, from the numbers alone, on small hand-made answers;
+microgpt.course.wording: how each finding is said."""
 
+from microgpt.course import diagnosis
+from microgpt.course import findings as f
 from microgpt.course.diagnosis import (
     UNTOLD,
     Family,
@@ -9,20 +12,34 @@ from microgpt.course.diagnosis import (
     Part,
     agrees,
     diagnose,
-    factors,
-    fraction,
     largest,
-    one_list_for_several,
-    place,
-    reordered,
     scales,
-    shared_rows,
-    some,
-    spans,
-    swapped,
     terms_at_an_end,
-    times,
 )
+from microgpt.course.factors import factors, fraction, named
+from microgpt.course.findings import Naming, Results, TheirChange, TheirLine
+from microgpt.course.wording import place, some, spans, times, word
+
+
+def _worded(found):
+    return None if found is None else word(found)
+
+
+def shared_rows(*args):
+    return _worded(diagnosis.shared_rows(*args))
+
+
+def swapped(*args):
+    return _worded(diagnosis.swapped(*args))
+
+
+def reordered(*args):
+    return _worded(diagnosis.reordered(*args))
+
+
+def one_list_for_several(*args):
+    return _worded(diagnosis.one_list_for_several(*args))
+
 
 VECTOR = Layout({"d": ("entry",)})
 ROWS = Layout({"m": ("position", "entry")})
@@ -30,8 +47,8 @@ ROWS = Layout({"m": ("position", "entry")})
 
 def said(mine, engine, layout=VECTOR, sizes=None, defaults=None, **kw):
     name = next(iter(layout.axes))
-    text, located = diagnose(Part(name, mine, engine, layout, sizes or {}, defaults or sizes or {}, **kw))
-    return text, located
+    found, located = diagnose(Part(name, mine, engine, layout, sizes or {}, defaults or sizes or {}, **kw))
+    return "\n ".join(word(x) for x in found), located
 
 
 def test_runs_of_indices_are_said_as_ranges_and_long_lists_as_a_count():
@@ -167,7 +184,7 @@ def test_agreement_is_relative_to_the_parts_largest_entry():
 def test_a_numerical_estimate_is_close_but_not_exact():
     engine = [0.125, -0.25, 0.5, 0.0625]
     text, _ = said([v * (1 + 3e-10) for v in engine], engine)
-    assert text.startswith("d: close, but not exact: every entry is within 3.0e-10 of the largest entry")
+    assert text.startswith("d: close, but not exact: every entry is within 1e-9 × the largest entry of the engine's")
     assert "A numerical estimate (finite differences)?" in text
     text, _ = said([engine[0] + 1e-9, *engine[1:]], engine)  # one entry off a little: where, not an estimate
     assert text.startswith("d: wrong only at entry 0")
@@ -290,7 +307,7 @@ def test_one_term_written_another_way_is_told_as_that_term_with_the_others_right
     split = [{"A": a, "B": b, "no 2": Instead("B", "a factor is left out, 2", b_without)}]
     engine = [x + y for x, y in zip(a, b)]
     text, located = said([x + y for x, y in zip(a, b_without)], engine, terms=split)
-    assert "d is the sum of A and B.\n In yours, A is right, but in B, a factor is left out, 2." in text and located
+    assert "d is the sum of A and B.\n In yours, A is right, but in B,\n a factor is left out, 2." in text and located
 
 
 def test_an_answer_rounded_to_some_decimals_is_told_as_rounded_not_as_an_estimate():
@@ -320,3 +337,36 @@ def test_a_constant_part_where_the_engines_is_its_arguments_alone_is_told_as_a_m
     assert "Is a mean subtracted somewhere (x - mean(x) or g - mean(g))?" in text and located
     text, _ = said([1.5 * gi + 0.25 * xi for xi, gi in zip(x, g)], engine, given={"x": x, "g": g})
     assert "mean subtracted" not in text  # other weights, but no constant part
+
+
+def test_a_finding_asks_about_a_cause_exactly_when_its_words_hold_a_question():
+    """A verdict follows a finding that asks with no second question (checking.describe): asks must say it."""
+    naming = Naming("d", VECTOR, {"T": 11}, {"T": 11}, {"T": 7})
+    written, plain = named(11 / 7, {"T": 11}, {"T": 7}), named(2.0, {}, {})
+    one = Results(("d",), ("d",))
+    line = TheirLine(4, "return [x[j - 1] for j in range(len(x))]")
+    found = [
+        f.ConstantFactor("d", written),
+        f.ConstantFactor("d", plain),
+        f.Moved(naming, 0.5, (1,), (2,), near=True),
+        f.Moved(naming, 0.5, (1,), (3,), near=False),
+        f.Estimate("d", 1e-9),
+        f.Rounded("d", 6),
+        f.Shifted("d", "entry", 1),
+        f.Reversed("d", "entry", 4),
+        f.WrongLength("d", 3, 4, "4", filtered=True),
+        f.WrongLength("d", 3, 4, "4", filtered=False),
+        f.OneLine(one, "index", "the line", "x[j]", "x[j - 1]", guess=f.Guess.INDEX_OFF_BY_ONE),
+        f.OneLine(one, "operand", "the line", "x[j]", "g[j]"),
+        f.OneLine(one, "size", "the line", "n", "16", size="n", written=True, here=12),
+        f.OneLine(one, "index", "r", "x[j]", "x[j - 1]", guess=f.Guess.INDEX_OFF_BY_ONE, theirs=TheirChange(line)),
+        f.OneLine(  # the reader's own expression is another: the change's guess is not theirs
+            one, "index", "r", "x[j]", "x[j - 1]", guess=f.Guess.INDEX_OFF_BY_ONE, theirs=TheirChange(line, "y[0]")
+        ),
+        f.Substituted(one, "r", "the scale", 2.0, 1.0, kept_from=1, rounded_down=False),
+        f.Substituted(one, "r", "the scale", 2.0, 1.0, kept_from=None, rounded_down=False),
+        f.KeptBetweenCalls((1,), (2,)),
+        f.OwnSizes((1,), (2,), (("T", (11,)),)),
+    ]
+    for finding in found:
+        assert ("?" in word(finding)) == finding.asks, (finding, word(finding))

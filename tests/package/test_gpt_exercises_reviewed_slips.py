@@ -647,7 +647,7 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
         "cross_entropy_backward",
         ce_numeric,
         "numerical trick: central differences of the loss in z = log p, h = 1e-6",
-        "dz: close, but not exact: every entry is within 5.7e-10 of the largest entry of the engine's,",
+        "dz: close, but not exact: every entry is within 1e-9 × the largest entry of the engine's,",
         NAMED,
     ),
     (
@@ -780,7 +780,7 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
         "rmsnorm_backward",
         rms_numeric,
         "numerical gradient: central differences, h = 1e-6",
-        "dx: close, but not exact: every entry is within 6.9e-11 of the largest entry of the engine's,",
+        "dx: close, but not exact: every entry is within 1e-10 × the largest entry of the engine's,",
         NAMED,
     ),
     (
@@ -839,7 +839,7 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
         "softmax_backward",
         sm_numeric,
         "numerical trick: central differences in s = log w, h = 1e-6",
-        "ds: close, but not exact: every entry is within 3.5e-10 of the largest entry of the engine's,",
+        "ds: close, but not exact: every entry is within 1e-9 × the largest entry of the engine's,",
         NAMED,
     ),
     (

@@ -7,6 +7,8 @@ words below; the right answers written another way must be accepted. The first k
 tests/package/test_gpt_exercises_reviewed_slips.py.
 """
 
+import linecache
+
 import pytest
 from reviewed_slips_2 import SLIPS
 from verdicts import sentence_ends
@@ -23,9 +25,11 @@ IMPORTS = {
 
 
 def _function(slip):
-    """The learner's function, defined as the page's block defines it."""
+    """The learner's function, defined as the page's block defines it, its lines kept where the page keeps them."""
     namespace: dict = {}
-    exec(compile(IMPORTS.get(slip["ex"], "") + slip["src"], f"<{slip['id']}>", "exec"), namespace)  # noqa: S102
+    source, name = IMPORTS.get(slip["ex"], "") + slip["src"], f"<{slip['id']}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    exec(compile(source, name, "exec"), namespace)  # noqa: S102
     return namespace[slip["ex"]]
 
 
@@ -63,9 +67,18 @@ SAID = {
         LOCATED,
     ),
     "ce_rounded": ("every entry of yours is the engine's rounded to 6 decimals", "Round only what you print", NAMED),
-    "ce_loop_from_one": ("in the loop over the logits j", "range(1, V) where range(V) belongs", NAMED),
+    "ce_loop_from_one": (
+        "in the loop over the logits j",
+        "range(1, len(p)) where range(len(p)) belongs, in your line 4: a loop that skips the first?",
+        NAMED,
+    ),
     "ce_returns_float": ("shape: dz should be a list of 27, not a float.", "", NAMED),
-    "lin_dx_from_dw": ("dx: yours is what the rule gives with one change", "x[j] where w[i][j] belongs", NAMED),
+    "lin_dx_from_dw": (  # the rule's x[j] is not the reader's: their dw[i][j] is g[i] x[j], where w[i][j] g[i] belongs
+        "dx: yours is what the rule gives with one change",
+        "w[i][j] changed to x[j].\n In your code, that line is line 4:\n"
+        "     dx = [sum(dw[i][j] for i in range(len(g))) for j in range(len(x))]",
+        NAMED,
+    ),
     "lin_dx_assign": (
         "dx[j] = w[i][j] * g[i] where dx[j] += w[i][j] * g[i] belongs",
         "replaces the sum so far?",
@@ -74,7 +87,11 @@ SAID = {
     "lin_returns_dg_too": ("return 2 things, in this order: dw, dx.", "", NAMED),
     "lin_dw_accumulates_globally": ("dw is wrong and dx is right.", "keep something from an earlier call", NAMED),
     "relu_tanh_derivative": ("nonzero at 36 of the 64 units", "and wrong at every other unit too", LOCATED),
-    "relu_returns_forward": ("the gradient g_i an on unit passes back", "h[i] where g[i] belongs", NAMED),
+    "relu_returns_forward": (
+        "the gradient g_i an on unit passes back",
+        "g[i] changed to h[i].\n In your code, that line is line 3:\n     return [hi if hi > 0",
+        NAMED,
+    ),
     "relu_bool_short_circuit": ("shape: dh[0] is a bool", "", NAMED),
     "relu_mask_g_times_h": (
         "nonzero at 19 of the 64 units",
@@ -82,8 +99,16 @@ SAID = {
         LOCATED,
     ),
     "rms_layernorm": ("plus one same amount at every entry", "as LayerNorm's backward does", LOCATED),
-    "rms_r3_exponent_sign": ("in dx_i = r g_i - (r^3/n)(g . x) x_i", "r ** -3 where r ** 3 belongs", NAMED),
-    "rms_exponent_floor_div": ("in the scale r", "(ms + 1e-05) ** -1.0 where (ms + 1e-05) ** (-0.5) belongs", NAMED),
+    "rms_r3_exponent_sign": (  # the reader's (ms + eps) ** 1.5 is r ** -3
+        "in dx_i = r g_i - (r^3/n)(g . x) x_i",
+        "(ms + 1e-5) ** 1.5 where r ** 3 belongs, in your line 6:\n     r3 = (ms + 1e-5) ** 1.5",
+        NAMED,
+    ),
+    "rms_exponent_floor_div": (
+        "in the scale r",
+        "(ms + 1e-5) ** (-1 // 2) where (ms + 1e-05) ** (-0.5) belongs, in your line 5:",
+        NAMED,
+    ),
     "rms_eps_1e6": ("another value for r, the scale r", "So the slip is in r", LOCATED),
     "rms_mutates_g": ("changed its argument g", "Compute new lists instead", NAMED),
     "sm_mean_index_t": (
@@ -99,10 +124,19 @@ SAID = {
         NAMED,
     ),
     "head_dq_unscaled": ("dqs: every entry is twice the engine's", "(2 is √d_h here)", NAMED),
-    "head_gamma_gs_t": ("in gamma_t = g_i . v_t", "gs[t][j] where gs[i][j] belongs", NAMED),
+    "head_gamma_gs_t": (
+        "in gamma_t = g_i . v_t",
+        "gs[i][j] changed to gs[t][j].\n In your code, that line is line 13:\n"
+        "     gamma = [sum(a * b for a, b in zip(gs[t], vs[t])) for t in range(i + 1)]",
+        NAMED,
+    ),
     "head_dv_assign": ("in dv_t collects w_t g_i", "dvs[t][j] = w[t] * gs[i][j] where dvs[t][j] += w[t]", NAMED),
     "head_returns_dk_dq": ("dqs and dks are swapped", "Return them in this order: dqs, dks, dvs.", NAMED),
-    "head_scale_by_T": ("in the scores' divisor sqrt(d_h)", "T where d_h belongs", NAMED),
+    "head_scale_by_T": (
+        "in the scores' divisor sqrt(d_h)",
+        "len(qs) where d_h belongs, in your line 6:\n     c = len(qs)",
+        NAMED,
+    ),
     "head_d_h_is_T": ("raised IndexError", "at line 17, in attention_head_backward", LOCATED),
     "head_anticausal": ("dks: nonzero at positions 4 to 6", "(the causal limit)", LOCATED),
     "head_causal_one_long": ("dks: nonzero at position 4", "(the causal limit)", LOCATED),

@@ -6,6 +6,8 @@ Each must be refused, and told in sentences that end. The three verdicts the rev
 with a false number in a true sentence are held to their new, true words, and kept from the old false ones.
 """
 
+import linecache
+
 import pytest
 from reviewed_slips_3 import SLIPS
 from verdicts import sentence_ends
@@ -21,10 +23,11 @@ IMPORTS = {
 
 
 def _function(slip):
-    """The learner's function, defined as the page's block defines it."""
+    """The learner's function, defined as the page's block defines it, its lines kept where the page keeps them."""
     namespace: dict = {}
-    source = "import math\n" + IMPORTS.get(slip["ex"], "") + slip["src"]
-    exec(compile(source, f"<{slip['id']}>", "exec"), namespace)  # noqa: S102
+    source, name = "import math\n" + IMPORTS.get(slip["ex"], "") + slip["src"], f"<{slip['id']}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    exec(compile(source, name, "exec"), namespace)  # noqa: S102
     return namespace[slip["ex"]]
 
 
@@ -54,7 +57,10 @@ SAID = {
     # a size asked about only where no other size sets the cases apart (n_embd 16 was written, not d_h 4)
     "att_mixed_16_wide": ("the only ones where", "n_embd is 6 or 12"),
     # an exact one-line rewrite wins over a guess
-    "rms_stale_i": ("x[-1] where x[i] belongs", "the last one, in place of each?"),
+    "rms_stale_i": (  # the rule's change; the reader's line, whose x[i] is the last loop's i
+        "x[i] changed to x[-1]: the last one, in place of each?",
+        "In your code, that line is line 9:\n     return [r * gj - r**3 * gx / n * x[i] for gj in g]",
+    ),
     # a run of terms missing at one end, held where the terms kept are 0 (g[0] = 0 on two cases)
     "lin_dx_first_row": ("dx: dx[j] sums w[i][j] g[i] over the rows i", "the terms of row 1 on are missing."),
 }

@@ -336,13 +336,16 @@ def emb_rows_by_position(rows, used, grads):
 
 
 NAMED, LOCATED = "how (and where)", "where"
-INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or only where)
+INVENTED = [  # (piece, slip, what the verdict must say (or the words, in order), what it says: how, or only where)
     ("cross_entropy_backward", ce_floor_division, "a // (floor division) where / belongs?", NAMED),
     (
         "cross_entropy_backward",
         ce_target_plus_one,
-        "dz: yours is what the rule gives with one change, in y, the one-hot of the true token:\n"
-        " j == target + 1 where j == target belongs: an index off by one?",
+        (  # the reader's own expression, in their line (its number is this file's)
+            "dz: yours is what the rule gives with one change, in y, the one-hot of the true token:\n"
+            " j == target + 1 where j == target belongs, in your line",
+            ": an index off by one?\n     return [(pj - (1.0 if j == target + 1 else 0.0)) / T",
+        ),
         NAMED,
     ),
     (
@@ -359,13 +362,24 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "linear_backward",
         lin_rows_from_one,
-        "range(1, len(g)) where range(len(g)) belongs: a loop that skips the first?",
+        (
+            "range(1, len(g)) where range(len(g)) belongs, in your line",
+            ": a loop that skips the first?\n     for i in range(1, len(g)):",
+        ),
         NAMED,
     ),
     ("linear_backward", lin_dx_twice, "dx: every entry is twice the engine's", NAMED),
     ("linear_backward", lin_x_shifted, "dw: shifted by one column: your column k holds the engine's column k-1", NAMED),
     ("relu_backward", relu_half, "dh: every entry is half the engine's", NAMED),
-    ("relu_backward", relu_shifted, "dh[i + 1] where dh[i] belongs: an index off by one?", NAMED),
+    (  # the rule's change, and the reader's line that computes what the rule's does
+        "relu_backward",
+        relu_shifted,
+        (
+            "dh[i] changed to dh[i + 1]: an index off by one?\n In your code, that line is line",
+            ":\n     return [0.0] + [gi if hi > 0 else 0.0 for hi, gi in zip(h, g)][:-1]",
+        ),
+        NAMED,
+    ),
     (
         "relu_backward",
         relu_leaky,
@@ -387,8 +401,11 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "softmax_backward",
         sm_loop_from_one,
-        "ds: yours is what the rule gives with one change, in the loop over the scores t:\n"
-        " range(1, n) where range(n) belongs: a loop that skips the first?",
+        (
+            "ds: yours is what the rule gives with one change, in the loop over the scores t:\n"
+            " range(len(w)) changed to range(1, len(w)): a loop that skips the first?\n In your code, that line is",
+            "zip(w[1:], gamma[1:])",
+        ),
         NAMED,
     ),
     (
@@ -401,15 +418,21 @@ INVENTED = [  # (piece, slip, what the verdict must say, what it says: how, or o
     (
         "attention_head_backward",
         head_dv_with_its_own_g,
-        "dvs: yours is what the rule gives with one change, in dv_t collects w_t g_i:\n"
-        " gs[t][j] where gs[i][j] belongs.",
+        (
+            "dvs: yours is what the rule gives with one change, in dv_t collects w_t g_i:\n"
+            " gs[i][j] changed to gs[t][j].\n In your code, that line is line",
+            "zip(dv[t], gs[t])",
+        ),
         NAMED,
     ),
     (
         "attention_head_backward",
         head_dk_with_its_own_q,
-        "dks: yours is what the rule gives with one change, in dk_t collects ds_t q_i / sqrt(d_h):\n"
-        " qs[t][j] where qs[i][j] belongs.",
+        (
+            "dks: yours is what the rule gives with one change, in dk_t collects ds_t q_i / sqrt(d_h):\n"
+            " qs[i][j] changed to qs[t][j].\n In your code, that line is line",
+            "zip(dk[t], qs[t])",
+        ),
         NAMED,
     ),
     (
@@ -450,8 +473,7 @@ INVENTED += [
     (
         "cross_entropy_backward",
         ce_minus_one_everywhere,
-        "dz: yours is what the rule gives with one change, in y, the one-hot of the true token:\n"
-        " 1.0 where 0.0 belongs.",
+        "dz: yours is what the rule gives with one change, in y, the one-hot of the true token:\n 0.0 changed to 1.0.",
         NAMED,
     ),
     ("cross_entropy_backward", ce_reversed, "dz: the engine's logits in the opposite order", NAMED),
@@ -461,8 +483,11 @@ INVENTED += [
     (
         "relu_backward",
         relu_last_unit_missing,
-        "dh: yours is what the rule gives with one change, in the loop over the units i:\n"
-        " range(len(h) - 1) where range(len(h)) belongs: a loop one short?",
+        (
+            "dh: yours is what the rule gives with one change, in the loop over the units i:\n"
+            " range(len(h)) changed to range(len(h) - 1): a loop one short?\n In your code, that line is line",
+            "zip(h[:-1], g[:-1])",
+        ),
         NAMED,
     ),
     ("rmsnorm_backward", rms_direct_term_twice, "is right, but the direct term r g is twice the engine's", NAMED),
@@ -495,9 +520,10 @@ def test_an_invented_slip_is_refused_and_told_where_and_how_before_any_pair_of_n
     assert not verdict.ok and not verdict.kept
     assert "could not say" not in verdict.text, verdict.text
     assert all(line.endswith((".", "?", ":")) for line in sentence_ends(verdict.text)), verdict.text
-    assert words in verdict.text, verdict.text
     before = verdict.text.split("the largest difference is at")[0]
-    assert words in before, "the diagnosis comes before the largest difference"
+    for said in (words,) if isinstance(words, str) else words:
+        assert said in verdict.text, verdict.text
+        assert said in before, "the diagnosis comes before the largest difference"
     assert not any(verdict.text.endswith(slip.hint) for slip in P[name].slips.values()), "not a slip the page lists"
 
 
