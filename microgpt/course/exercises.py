@@ -4,6 +4,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from microgpt.course.diagnosis import RTOL
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, Vector, attention, linear, rmsnorm, softmax
@@ -105,3 +106,12 @@ def largest_difference(mine: Sequence, engine: Sequence) -> float:
     if mine and isinstance(mine[0], (list, tuple)):
         return max(largest_difference(a, b) for a, b in zip(mine, engine))
     return max(abs(a - b) for a, b in zip(mine, engine))
+
+
+def agrees(mine: Sequence, engine: Sequence) -> bool:
+    """Equal up to float rounding, as the checkers judge: each |a - b| at most RTOL times engine's largest |entry|."""
+
+    def largest(entries: Sequence) -> float:
+        return max(largest(e) if isinstance(e, (list, tuple)) else abs(e) for e in entries)
+
+    return largest_difference(mine, engine) <= RTOL * largest(engine)

@@ -26,7 +26,7 @@ from typing import Any
 
 from microgpt import __version__
 from microgpt.data import Tokenizer, default_data_path
-from microgpt.model import GPTConfig, Model, gpt, softmax
+from microgpt.model import GPTConfig, Model, Vector, gpt, softmax
 from microgpt.optim import Adam
 from microgpt.runtime import checkpoint
 from microgpt.runtime.errors import InputError
@@ -120,15 +120,14 @@ class NormReadingAdam(Adam):
 def held_out_loss(model: Model, tokenizer: Tokenizer, docs: list[str]) -> float:
     """The mean over docs of each one's loss as train_step computes it, without a backward pass."""
     total = 0.0
-    with cyclic_gc_paused():
-        for doc in docs:
-            tokens = tokenizer.encode(doc)
-            n = len(tokens) - 1
-            keys: list[list[Any]] = [[] for _ in range(model.config.n_layer)]
-            values: list[list[Any]] = [[] for _ in range(model.config.n_layer)]
-            for pos_id in range(n):
-                probs = softmax(gpt(model, tokens[pos_id], pos_id, keys, values))
-                total += -math.log(probs[tokens[pos_id + 1]].data) / n
+    for doc in docs:
+        tokens = tokenizer.encode(doc)
+        n = len(tokens) - 1  # positions that have a next token to predict
+        keys: list[list[Vector]] = [[] for _ in range(model.config.n_layer)]
+        values: list[list[Vector]] = [[] for _ in range(model.config.n_layer)]
+        for pos_id in range(n):
+            probs = softmax(gpt(model, tokens[pos_id], pos_id, keys, values))
+            total += -math.log(probs[tokens[pos_id + 1]].data) / n
     return total / len(docs)
 
 
@@ -189,7 +188,8 @@ class LiveRun:
     def _evaluation(self, step: int) -> Iterator[dict[str, Any] | None]:
         total = 0.0
         for doc in self.held_out:
-            total += held_out_loss(self.model, self.tokenizer, [doc])
+            with cyclic_gc_paused():  # as train() pauses it for a step: the forward graph holds no cycles
+                total += held_out_loss(self.model, self.tokenizer, [doc])
             yield None
         rng = random.Random(step)  # the same samples from the same weights, whatever came before
         samples = [sample(self.model, self.tokenizer, rng, TEMPERATURE) for _ in range(SAMPLES)]
