@@ -69,6 +69,12 @@ def test_a_number_neither_printed_nor_in_the_code_fails_with_page_and_line(prose
     assert len(problems) == 1 and problems[0].startswith("docs/page.md:11: " + number + " "), problems
 
 
+def test_a_number_with_thousands_separators_is_one_number_in_prose_and_in_math():
+    assert prose_numbers.numbers("It read 23,104 words, $L = 11{,}794$.") == ["23,104", "11{,}794"]
+    assert prose_numbers.value("11{,}794") == prose_numbers.value("11,794") == prose_numbers.value("11794")
+    assert check("The product is $-6{,}000$.")[0].startswith("docs/page.md:11: -6{,}000 ")
+
+
 def test_the_readme_example_from_the_issue_fails_when_its_number_changes():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "$\\partial f/\\partial a = b = -3$" in readme
