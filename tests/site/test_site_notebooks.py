@@ -141,9 +141,16 @@ def test_the_notebook_page_shows_each_cell_as_written_and_nothing_else(built_sit
     assert len(shown) == len(sources)
     for k, (source, block) in enumerate(zip(sources, shown, strict=True), 1):
         assert block == source, f"code cell {k} is shown as\n{block}\nnot as its source\n{source}"
+    assert any("<" in block for block in shown), "no code cell holds a <: the comparison above proves little"
     parser = ShownText()
     parser.feed(article)
     text = "".join(parser.text)
+    printed = [block for block in parser.blocks if block.rstrip("\n") not in sources]
+    assert any(re.search(r"^step 1: loss .* -> ", block, re.M) for block in printed), printed
+    last = nb["cells"][-1]
+    assert last["cell_type"] == "markdown"
+    tail = " ".join(text[text.rindex(parser.blocks[-1]) + len(parser.blocks[-1]) :].split())
+    assert tail == " ".join("".join(last["source"]).replace("`", "").split()), f"after the last cell: {tail!r}"
     for escape in ("&lt;", "&gt;", "&amp;", "amp;", "<style", "line-height"):
         at = text.find(escape)
         assert at < 0, f"the page shows {escape!r}: {text[max(0, at - 80) : at + 80]!r}"
