@@ -76,11 +76,27 @@ def test_every_embed_shows_the_files_lines_with_their_numbers(built_site):
     assert checked >= 10
 
 
-def test_highlighted_steps_show_the_engines_own_lines(built_site):
-    text = site_page(built_site, ROOT / "docs" / "backward-pass.md")
-    highlighted = re.findall(r'<span id="__span-\d+-(\d+)"><a [^>]*></a><span class="hll">', text)
+def test_highlighted_steps_show_the_engines_own_lines(tmp_path, monkeypatch):
+    """A highlight is drawn on the file's own lines, counted in the file: a page rendered with the site's
+    Markdown extensions (no page of the site highlights a line now)."""
+    import markdown
+    from mkdocs.config import load_config
+
+    project = copy_project(tmp_path / "project")
+    monkeypatch.chdir(project)
+    config = load_config(str(project / "mkdocs.yml"))
+    fences = [
+        f'```python {{mg-highlight="{line}"}}\n--8<-- "microgpt/engine.py:Value.backward"\n```\n'
+        for line in ("self.grad = 1", "for v in reversed(topo):")
+    ]
+    text = "# M\n\n" + "\n".join(fences)
+    (project / "docs" / "highlight.md").write_text(text, encoding="utf-8")  # the extension finds its page by text
+    md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs)
+    html_text = md.convert(text)
+    highlighted = re.findall(r'<span id="__span-\d+-(\d+)"><a [^>]*></a><span class="hll">', html_text)
     engine = (ROOT / "microgpt" / "engine.py").read_text(encoding="utf-8").split("\n")
-    assert [engine[int(n) - 1].strip() for n in highlighted][:2] == ["self.grad = 1", "for v in reversed(topo):"]
+    shown = [engine[int(n) - 1].strip() for n in highlighted]
+    assert shown[0] == "self.grad = 1" and shown[1] == "for v in reversed(topo):", shown
 
 
 def test_no_page_shows_its_exempt_numbers_or_their_reasons(built_site):
