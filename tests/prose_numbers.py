@@ -35,7 +35,8 @@ from mgsite import blocks as mdblocks  # noqa: E402  (the one reader of pages)
 
 # not the 8 of UTF-8 or the 256 of SHA-256: part of a name (a capital letter and a hyphen before it;
 # the 3 of b-3 in a formula is still a number)
-NUMBER = re.compile(r"(?<![\w.])(?<![A-Z]-)(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)*(?:[eE][-+]?\d+)?")
+# 23,104 in prose and 23{,}104 in math (TeX's comma without a punctuation space) are one number
+NUMBER = re.compile(r"(?<![\w.])(?<![A-Z]-)(?:\d{1,3}(?:(?:,|\{,\})\d{3})+|\d+(?:_\d+)*)(?:\.\d+)*(?:[eE][-+]?\d+)?")
 SIGNS = "-+\u2212"
 NOT_PROSE = re.compile(
     r"https?://\S+"  # addresses
@@ -70,7 +71,7 @@ def numbers(text: str) -> list[str]:
 
 def value(written: str) -> Decimal | str:
     """The key a number is matched by: -3, −3 and -3.0 are the same number; a version stays text."""
-    text = written.replace("\u2212", "-").replace(",", "").replace("_", "").lstrip("+")
+    text = written.replace("\u2212", "-").replace("{,}", "").replace(",", "").replace("_", "").lstrip("+")
     try:
         return Decimal(text)
     except InvalidOperation:

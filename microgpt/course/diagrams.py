@@ -125,7 +125,7 @@ FORWARD_EDGE = 'class="ag-edge" marker-end="url(#ag-d-arrow)"'
 FLOW_EDGE = 'class="ag-edge ag-edge--back" marker-end="url(#ag-d-arrow-back)"'  # a path drawn the way grad flows
 SHOWN = {"data": "ag-data", "grad": "ag-grad-set"}  # the class of each number a diagram's box shows
 # The graph diagrams: a preset, then per panel its heading and the numbers its boxes show. A panel
-# that shows grad draws it flowing back, each arrow labelled with its local derivative.
+# that shows grad draws it flowing back, each arrow labelled with its local gradient.
 GRAPHS: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "forward-backward": (
         "linear",

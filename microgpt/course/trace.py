@@ -1,7 +1,7 @@
 """Record a Value graph's forward and backward pass step by step, as plain JSON-ready data.
 
 trace(root, named) runs root.backward() and returns the graph's nodes and edges with their data,
-grad and local derivatives, plus every `child.grad += local_grad * v.grad` in the order it ran.
+grad and local gradients, plus every `child.grad += local_grad * v.grad` in the order it ran.
 trace_preset(name, leaves) does so for one of the course's example graphs (PRESETS) with any leaf
 values; replay() and with_orders() redo the backward loop in another visit order. The site's
 graphs draw these traces, and its in-browser Python imports this module from the microgpt wheel

@@ -190,7 +190,7 @@ def test_a_term_matches_as_a_whole_word_in_any_of_its_names():
 # Terms a review found used before they were defined. On each page their entry's "See" points to, the
 # term's first use is its link into the glossary (or a bold definition there): a reader meets the
 # word and its meaning together. Add a term here when a review finds another.
-LINKED_AT_FIRST_USE = ["Root", "Edge", "Jacobian", "Bias correction", "Micro-batch", "Interior node"]
+LINKED_AT_FIRST_USE = ["Root", "Edge", "Jacobian", "Bias correction", "Interior node"]
 
 
 def first_use_problems(entry: Entry, read) -> list[str]:

@@ -76,11 +76,27 @@ def test_every_embed_shows_the_files_lines_with_their_numbers(built_site):
     assert checked >= 10
 
 
-def test_highlighted_steps_show_the_engines_own_lines(built_site):
-    text = site_page(built_site, ROOT / "docs" / "backward-pass.md")
-    highlighted = re.findall(r'<span id="__span-\d+-(\d+)"><a [^>]*></a><span class="hll">', text)
+def test_highlighted_steps_show_the_engines_own_lines(tmp_path, monkeypatch):
+    """A highlight is drawn on the file's own lines, counted in the file: a page rendered with the site's
+    Markdown extensions (no page of the site highlights a line now)."""
+    import markdown
+    from mkdocs.config import load_config
+
+    project = copy_project(tmp_path / "project")
+    monkeypatch.chdir(project)
+    config = load_config(str(project / "mkdocs.yml"))
+    fences = [
+        f'```python {{mg-highlight="{line}"}}\n--8<-- "microgpt/engine.py:Value.backward"\n```\n'
+        for line in ("self.grad = 1", "for v in reversed(topo):")
+    ]
+    text = "# M\n\n" + "\n".join(fences)
+    (project / "docs" / "highlight.md").write_text(text, encoding="utf-8")  # the extension finds its page by text
+    md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs)
+    html_text = md.convert(text)
+    highlighted = re.findall(r'<span id="__span-\d+-(\d+)"><a [^>]*></a><span class="hll">', html_text)
     engine = (ROOT / "microgpt" / "engine.py").read_text(encoding="utf-8").split("\n")
-    assert [engine[int(n) - 1].strip() for n in highlighted][:2] == ["self.grad = 1", "for v in reversed(topo):"]
+    shown = [engine[int(n) - 1].strip() for n in highlighted]
+    assert shown[0] == "self.grad = 1" and shown[1] == "for v in reversed(topo):", shown
 
 
 def test_no_page_shows_its_exempt_numbers_or_their_reasons(built_site):
@@ -271,23 +287,28 @@ def test_every_page_shows_exactly_the_code_blocks_the_tests_read(built_site):
         assert shown_code(site_page(built_site, page)) == read_code(parsed(page)), page.name
 
 
-@pytest.mark.parametrize(
-    "code",
-    ["    print('an indented code block')\n", "<div>\n<pre><code>print(1)</code></pre>\n</div>\n"],
-    ids=["indented", "raw HTML"],
-)
-def test_code_the_tests_would_not_read_is_found(code, tmp_path):
-    """An indented block, or code in raw HTML: the site would show code that no test runs."""
+def site_markdown(text: str, tmp_path) -> str:
+    """text as the site's Markdown extensions convert it, read without the notebook plugin (it needs Python 3.12+)."""
     import markdown
     from mkdocs.config import load_config
 
-    text = f"# M\n\nText.\n\n{code}\n```python\nprint(1)\n```\n"
-    # the site's Markdown extensions, read without the notebook plugin (it needs Python 3.12+)
     config = load_config(str(copy_project(tmp_path / "project") / "mkdocs.yml"))
-    html_text = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs).convert(
-        text
-    )
-    assert shown_code(html_text) != read_code(mdblocks.parse(text, "docs/mistake.md", ROOT))
+    return markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs).convert(text)
+
+
+def test_code_in_raw_html_that_the_tests_would_not_read_is_found(tmp_path):
+    """Code in raw HTML: the site would show code that no test runs."""
+    text = "# M\n\nText.\n\n<div>\n<pre><code>print(1)</code></pre>\n</div>\n\n```python\nprint(1)\n```\n"
+    assert shown_code(site_markdown(text, tmp_path)) != read_code(mdblocks.parse(text, "docs/mistake.md", ROOT))
+
+
+def test_an_indented_block_is_never_shown_as_code(tmp_path):
+    """Every block is a fence (superfences' disable_indented_code_blocks), so indented text is no code block
+    that no test runs: the notebook's indented <style> stays an element."""
+    text = "# M\n\nText.\n\n    print('an indented code block')\n\n```python\nprint(1)\n```\n"
+    html_text = site_markdown(text, tmp_path)
+    assert shown_code(html_text) == read_code(mdblocks.parse(text, "docs/mistake.md", ROOT)) == (["python"], 1)
+    assert "<p>print('an indented code block')</p>" in html_text.replace("&#39;", "'")
 
 
 # A changed copy that builds: three lines added at the top of engine.py, and a page that mentions an
@@ -314,7 +335,7 @@ def test_prose_that_mentions_an_escaped_snippet_marker_keeps_its_line(changed_si
 
 def test_numbers_follow_lines_added_to_the_file(changed_site, built_site):
     """Three lines added at the top of engine.py: every embed of it moves down by three."""
-    page = ROOT / "docs" / "backward-pass.md"
+    page = ROOT / "docs" / "forward-graph.md"  # five embeds of engine.py
     before = [int(n) for n, _ in GUTTER.findall(site_page(built_site, page))]
     after = [int(n) for n, _ in GUTTER.findall(site_page(changed_site, page, root=ROOT))]
     assert after == [n + 3 for n in before] and len(before) > 20

@@ -6,10 +6,12 @@ magic such as %%script false never runs the code below it; a ```python fence in 
 is shown as code but never run. Only display tags (SAFE_TAGS) are allowed.
 """
 
+import html
 import json
 import os
 import re
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,66 @@ def test_the_site_shows_each_solution_cell_closed_and_the_rest_open(built_site):
     assert [bool(c) for c in cells] == tagged and any(tagged) and not all(tagged)
 
 
+class ShownText(HTMLParser):
+    """The text a reader sees in a piece of a page (what a <style> or <script> holds is not shown), and the
+    text of each of its code blocks (a <pre>'s <code>), in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.blocks: list[str] = []
+        self.open = {"style": 0, "script": 0, "pre": 0, "code": 0}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.open:
+            self.open[tag] += 1
+        if tag == "code" and self.open["pre"]:
+            self.blocks.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            self.open[tag] -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.open["style"] and not self.open["script"]:
+            self.text.append(data)
+            if self.open["pre"] and self.open["code"]:
+                self.blocks[-1] += data
+
+
+def test_the_notebook_page_shows_each_cell_as_written_and_nothing_else(built_site):
+    """nbconvert parses the notebook template's output as HTML and writes it out again, and mkdocs-jupyter
+    appends a <style> to it: text the template left raw came out as `&lt;`, a matrix's `&` as "amp;", and the
+    stylesheet as a code block after the last cell. Each code cell is shown as its source, character for
+    character, and the page's text holds no escape and no stylesheet."""
+    page = (built_site / "notebooks" / "backprop-by-hand" / "index.html").read_text(encoding="utf-8")
+    article = page[page.index("<article") : page.index("</article>")]
+    cells = article.split('<div class="jp-Cell jp-CodeCell">')[1:]
+    nb = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))
+    sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    shown = []
+    for cell in cells:
+        parser = ShownText()
+        parser.feed(cell)
+        shown.append(parser.blocks[0].rstrip("\n") if parser.blocks else None)
+    assert len(shown) == len(sources)
+    for k, (source, block) in enumerate(zip(sources, shown, strict=True), 1):
+        assert block == source, f"code cell {k} is shown as\n{block}\nnot as its source\n{source}"
+    assert any("<" in block for block in shown), "no code cell holds a <: the comparison above proves little"
+    parser = ShownText()
+    parser.feed(article)
+    text = "".join(parser.text)
+    printed = [block for block in parser.blocks if block.rstrip("\n") not in sources]
+    assert any(re.search(r"^step 1: loss .* -> ", block, re.M) for block in printed), printed
+    last = nb["cells"][-1]
+    assert last["cell_type"] == "markdown"
+    tail = " ".join(text[text.rindex(parser.blocks[-1]) + len(parser.blocks[-1]) :].split())
+    assert tail == " ".join("".join(last["source"]).replace("`", "").split()), f"after the last cell: {tail!r}"
+    for escape in ("&lt;", "&gt;", "&amp;", "amp;", "<style", "line-height"):
+        at = text.find(escape)
+        assert at < 0, f"the page shows {escape!r}: {text[max(0, at - 80) : at + 80]!r}"
+
+
 def test_a_cells_printing_sent_in_pieces_is_shown_as_one_output(tmp_path):
     """The kernel sends what a cell prints in pieces, as it flushes (how many varies from run to run);
     overrides/notebook.html shows consecutive pieces of one stream as one output, as Jupyter does, and
@@ -116,4 +178,5 @@ def test_a_cells_printing_sent_in_pieces_is_shown_as_one_output(tmp_path):
     args = [str(mkdocs.with_name("python")), "-c", render, str(tmp_path / "x.ipynb"), str(template)]
     page = subprocess.run(args, capture_output=True, text=True, check=True, timeout=120).stdout
     assert re.findall(r'mg-mark--nb-output">([^<]+)<', page) == ["Output", "Error output", "Output"]
-    assert [block.strip("\n") for block in re.findall(r"````text\n(.*?)````", page, re.S)] == ["a\nb", "careful", "c"]
+    fences = re.findall(r"````notebook-text\n(.*?)````", page, re.S)
+    assert [html.unescape(block.strip("\n")) for block in fences] == ["a\nb", "careful", "c"]

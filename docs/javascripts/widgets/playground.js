@@ -1,6 +1,6 @@
 // Visit-order playground. The reader places the nodes in an order; the playground judges whether it
-// is a reverse topological order (every node visited before its children, i.e. after every node
-// that uses it) and shows what the engine's rule, child.grad += local_grad * node.grad, gives in
+// is a reverse topological order (every node visited before its children, i.e. after all of its
+// parents) and shows what the engine's rule, child.grad += local_grad * node.grad, gives in
 // that order. Those grads were computed in Python for every order (trace.orders, from
 // autograd_trace.with_orders); the page only looks them up.
 import { h } from "../dom.js";
@@ -193,17 +193,11 @@ export function mountPlayground(root) {
     root.dataset.grad = String(got);
     const orderLine =
       broken.length === 0
-        ? verdict(
-            true,
-            "Valid order",
-            "a reverse topological order: each node is visited after every node that uses it.",
-          )
+        ? verdict(true, "Valid order", "each node is visited after all of its parents.")
         : verdict(
             false,
             "Invalid order",
-            "not a reverse topological order: " +
-              broken.map((e) => `${L(e.child)} comes before ${L(e.node)}, which uses it`).join("; ") +
-              ".",
+            broken.map((e) => `${L(e.child)} comes before ${L(e.node)}, one of its parents`).join("; ") + ".",
           );
     let gradText;
     if (got === want) {

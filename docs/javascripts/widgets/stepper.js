@@ -40,7 +40,7 @@ function sentence(t, step, done) {
     const locals = t.edges.filter((e) => e.node === n.id).map((e) => fmt(e.local_grad));
     return (
       `${n.label} = ${formula} = ${fmt(n.data)}. It keeps its children (${kids.map(L).join(", ")}) ` +
-      `and their local derivatives (${locals.join(", ")}).`
+      `and their local gradients (${locals.join(", ")}).`
     );
   }
   if (step.kind === "seed") {
@@ -129,7 +129,7 @@ export function mountStepper(root) {
   const help = h(
     "p",
     { class: "autograd-help" },
-    "Numbers on the arrows are local derivatives ∂node/∂child, stored by the forward pass.",
+    "Numbers on the arrows are local gradients ∂node/∂child, stored by the forward pass.",
     h("span", { class: "autograd-keys" }, " Keys: → step, ← back, Home reset, End run all."),
   );
   const editor = leafEditor(root, {

@@ -47,7 +47,7 @@ LEGEND = {
     "const": KEY.format("const", "") + "dashed box: a constant, a leaf the op made for a plain number",
     "forward": KEY.format("arrow", "→") + "data flows from the children to the node they make",
     "backward": KEY.format("arrow", "←") + "grad flows from a node back to its children",
-    "local": KEY.format("label", "{sample}") + "number on an arrow: the local derivative ∂node/∂child",
+    "local": KEY.format("label", "{sample}") + "number on an arrow: the local gradient ∂node/∂child",
     "vector-bar": KEY.format("vector", "") + "a vector the forward pass made: its .grad at every position",
     "matrix-bar": KEY.format("matrix", "") + "a weight matrix: its .grad",
     "log-bar": KEY.format("label", "×10") + "bars on a log scale: each grid line is ten times the one to its left",

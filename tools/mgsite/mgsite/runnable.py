@@ -63,11 +63,7 @@ def needs_label(module: str, page: str) -> tuple[str, str]:
     """The label over a block that needs a package the browser's Python lacks, and the sentence before it."""
     name = blocks.NEEDS[module]
     home = posixpath.relpath("index.md", posixpath.dirname(page) or ".")
-    note = (
-        f"The Python in this page has only microgpt and Python's standard library, so the block below, which"
-        f" needs {name}, has no Run button. Copy it into Python on your computer, with {name} and"
-        f" [microgpt]({home}#install) installed."
-    )
+    note = f"To run it, copy it into Python on your computer, with {name} and [microgpt]({home}#install) installed."
     return f"Needs {name}: run it on your computer", note
 
 
