@@ -11,9 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import markdown
-from browsing import COLOUR_JS, COLOUR_RULES, DESKTOP, PHONE, axe_violations, wait_until_scroll_regions_are_marked
+from browsing import (
+    COLOUR_JS,
+    COLOUR_RULES,
+    DESKTOP,
+    PHONE,
+    axe_violations,
+    wait_until_scroll_regions_are_marked,
+)
 from mgsite import graphs
 from mgsite.extension import SiteExtension
+from mgsite.vendor import SCRIPTS
 
 from microgpt.course.diagrams import DIAGRAMS
 
@@ -57,13 +65,14 @@ EXTRA = (
 
 
 def mount_extra(page) -> None:
-    """Mount the widgets no page uses yet at the end of the article of the page loaded."""
+    """Mount the widgets no page uses yet at the end of the article of the page loaded, with the page's own
+    scripts (the site's entry, bundled: docs/javascripts/site.js)."""
     page.evaluate(
-        """async (html) => {
+        """async ([html, scripts]) => {
              document.querySelector('article').insertAdjacentHTML('beforeend', `<div id="extra">${html}</div>`);
-             (await import('/javascripts/widgets/index.js')).mountAll();
+             (await import(`/${scripts}/site.js`)).mountAll();
            }""",
-        EXTRA,
+        [EXTRA, SCRIPTS],
     )
 
 

@@ -1,5 +1,6 @@
 // The widgets the build placed on a page (tools/mgsite/mgsite/shortcodes.py, graphs.py), mounted by the site's
 // entry (site.js) on each page it shows. A widget's module is fetched only on a page that has one.
+import { addStylesheet } from "../stylesheets.js";
 
 /** @typedef {(el: HTMLElement) => void} Mount */
 /** @type {[string, () => Promise<Mount>][]} */
@@ -11,10 +12,10 @@ const MOUNTS = [
   [".mg-train[data-mg-train]", () => loadTrain().then((m) => m.mountWhenNear)],
 ];
 
-/** The Train widget's module, once a page had one. @type {Promise<typeof import("../train/mount.js")> | null} */
+/** The Train widget's module, with its stylesheet, once a page had one. @type {Promise<typeof import("../train/mount.js")> | null} */
 let train = null;
 const loadTrain = () => {
-  train ??= import("../train/mount.js");
+  train ??= Promise.all([import("../train/mount.js"), addStylesheet("train.css")]).then(([m]) => m);
   return train;
 };
 
