@@ -82,9 +82,10 @@ PAGES = _pages()
 # names has arrived, and the page's own scripts say they are done: the article's data-mg-widgets (every
 # widget mounted, docs/javascripts/widgets/index.js: STARTED) and data-mg-blocks (every Run button,
 # docs/javascripts/run/index.js: BLOCKS_READY). The site's scripts start once the page has been painted
-# and has loaded (overrides/main.html); the Run buttons are built when the reader comes near a runnable
-# block (docs/javascripts/site.js). So `open_page` waits for the load event and the widgets, then brings
-# the first runnable block a reader can see into view, as a reader scrolling down would, until they are
+# and has loaded (overrides/main.html); the Run buttons, the step-through graphs and the playgrounds are
+# built when the reader comes near them (docs/javascripts/site.js, widgets/index.js). So `open_page` waits
+# for the load event and the widgets, then brings the first runnable block a reader can see into view,
+# and each graph still waiting (its .autograd-fallback), as a reader scrolling down would, until they are
 # built, and goes back to the top of the page. It waits for these, not for a quiet network (which costs
 # 500 ms a page and says nothing of our scripts).
 STARTED = """() => {
@@ -94,8 +95,8 @@ STARTED = """() => {
   const article = document.querySelector("article"); // none on the 404 page, which has neither
   return !article || article.dataset.mgWidgets === "ready";
 }"""
-# true once done, else bringing what it waits for into view (a block in a closed note or a tab not shown is
-# built once it is opened and near: none waits for it)
+# each true once done, else bringing what it waits for into view (a block or graph in a closed note or a tab
+# not shown is built once it is opened and near: none waits for it)
 BLOCKS_READY = """() => {
   const article = document.querySelector("article");
   if (!article || article.dataset.mgBlocks === "ready") return true;
@@ -103,13 +104,18 @@ BLOCKS_READY = """() => {
   shown?.scrollIntoView({ block: "center" });
   return !shown;
 }"""
+WIDGETS_BUILT = """() => {
+  const waiting = [...document.querySelectorAll(".autograd-fallback")].find((el) => el.checkVisibility());
+  waiting?.scrollIntoView({ block: "center" });
+  return !waiting;
+}"""
 
 
 def build_what_waits(page: Page) -> None:
-    """Bring the Run buttons, which wait for the reader, into being (see above), and go back to the top of
-    the page if that scrolled it."""
+    """Bring the Run buttons and every graph still waiting for the reader into being (see above), and go back
+    to the top of the page if that scrolled it."""
     scrolled = False
-    for done in (BLOCKS_READY,):
+    for done in (BLOCKS_READY, WIDGETS_BUILT):
         if not page.evaluate(done):
             page.wait_for_function(done)
             scrolled = True

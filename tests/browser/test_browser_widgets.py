@@ -16,6 +16,7 @@ import pytest
 from browsing import (
     DOCS,
     Watched,
+    build_what_waits,
     open_page,
 )
 from browsing import page_with as _page_with
@@ -39,6 +40,7 @@ def _open(page, base_url: str, path: str, extra: bool = False) -> None:
     open_page(page, base_url + path)
     if extra:
         mount_extra(page)
+        build_what_waits(page)
     page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
 
 

@@ -17,6 +17,7 @@ from browsing import (
     DESKTOP,
     PHONE,
     axe_violations,
+    build_what_waits,
     wait_until_scroll_regions_are_marked,
 )
 from mgsite import graphs
@@ -227,6 +228,7 @@ def widget_checks(page, scheme: str, width: int, first: bool = True) -> list[tup
 
     def states() -> None:
         mount_extra(page)
+        build_what_waits(page)
         page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
         _to_backward_middle(page)
 
