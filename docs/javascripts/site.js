@@ -6,6 +6,7 @@
 import { improveHeader } from "./header-buttons.js";
 import { answerLeafRequests, mountRuns } from "./run/index.js";
 import { watchScrollRegions } from "./scroll-regions.js";
+import { Slices } from "./slices.js";
 import { addStylesheet } from "./stylesheets.js";
 import { mountWidgets } from "./widgets/index.js";
 
@@ -16,11 +17,6 @@ export { mountAll } from "./widgets/index.js";
 // How near a runnable block the reader must come for the Run buttons to be fetched: a screen ahead, so they
 // are there by the time it is in view, and the page moves (each block gains its Run bar) out of sight.
 const NEAR = "100% 0px";
-
-// once: the header stays when the page changes, and these watch the document for what each page adds
-improveHeader();
-watchScrollRegions();
-answerLeafRequests();
 
 /** The shown page's runnable blocks, watched until the reader comes near one. @type {IntersectionObserver | null} */
 let waiting = null;
@@ -45,7 +41,15 @@ function mountRunsWhenNear() {
   for (const block of blocks) waiting.observe(block);
 }
 
-window.document$.subscribe(() => {
-  mountWidgets();
-  mountRunsWhenNear();
-});
+// Once, in tasks of our own (slices.js) rather than all in the one that evaluated this module: the header stays
+// when the page changes, and these watch the document for what each page adds.
+new Slices((/** @type {() => void} */ start) => start()).add(
+  improveHeader,
+  watchScrollRegions,
+  answerLeafRequests,
+  () =>
+    window.document$.subscribe(() => {
+      mountWidgets();
+      mountRunsWhenNear();
+    }),
+);
