@@ -54,7 +54,7 @@ NPM_BENCH   := benchmarks/node_modules/.stamp
 .PHONY: serve build build-zensical lint test test-package test-pythons screenshots bench bench-site bench-run bench-train bench-checkers bench-estimates bench-signals clean
 
 # Around either generator: `mgsite.prepare` writes what a build copies and no page makes (the wheel into
-# docs/dist/, npm's files into docs/vendor/, the editor's bundle, the math font), `mgsite.finish` cuts the
+# docs/dist/, npm's files into docs/vendor/, the site's scripts bundled, the math font), `mgsite.finish` cuts the
 # built site's math font to its formulas' characters (tools/mgsite/). The pages themselves are made by
 # the mgsite Markdown extension, inside the generator.
 PREPARE = $(SITE_BIN)/python -m mgsite.prepare
@@ -146,7 +146,7 @@ bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
 clean:
-	rm -rf $(VENV) $(SITE_VENV) .venv-3.* .venv-zensical site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) .venv-3.* .venv-zensical site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/assets/microgpt .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 

@@ -32,6 +32,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from mgsite.vendor import SCRIPTS  # noqa: E402  (where the build writes the site's scripts)
 from sitecheck import serving  # noqa: E402
 
 from microgpt.course.live import SETTINGS, LiveRun  # noqa: E402
@@ -100,7 +101,8 @@ def load_blocking(site: Path, runs: int = 7) -> tuple[float, float]:
                 context = browser.new_context()
                 page = context.new_page()
                 if refuse:
-                    page.route("**/javascripts/train/**", lambda route: route.abort())  # the page as before
+                    # the page as before: the Train widget's modules refused (mount-*.js, widget-*.js)
+                    page.route(f"**/{SCRIPTS}/mount-*", lambda route: route.abort())
                 page.goto(f"{url}/training/", wait_until="load")
                 into.append(sum(max(0.0, d - 50) for d in page.evaluate(LOAD_TASKS)))
                 context.close()

@@ -80,22 +80,54 @@ PAGES = _pages()
 
 # A page is ready when the theme's bundle has started (its document$ is there), every script the page
 # names has arrived, and the page's own scripts say they are done: the article's data-mg-widgets (every
-# widget mounted, docs/javascripts/widgets/index.js) and data-mg-blocks (every Run button,
-# docs/javascripts/run/index.js). A test opens a page with `open_page`, which waits for the load event
-# and then for these, not for a quiet network (which costs 500 ms a page and says nothing of our scripts).
-PAGE_READY = """() => {
+# widget mounted, docs/javascripts/widgets/index.js: STARTED) and data-mg-blocks (every Run button,
+# docs/javascripts/run/index.js: BLOCKS_READY). The site's scripts start once the page has been painted
+# and has loaded (overrides/main.html); the Run buttons, the step-through graphs and the playgrounds are
+# built when the reader comes near them (docs/javascripts/site.js, widgets/index.js). So `open_page` waits
+# for the load event and the widgets, then brings the first runnable block a reader can see into view,
+# and each graph still waiting (its .autograd-fallback), as a reader scrolling down would, until they are
+# built, and goes back to the top of the page. It waits for these, not for a quiet network (which costs
+# 500 ms a page and says nothing of our scripts).
+STARTED = """() => {
   if (!window.document$) return false;
   const arrived = new Set(performance.getEntriesByType("resource").map((r) => r.name));
   if (![...document.querySelectorAll("script[src]")].every((s) => arrived.has(s.src))) return false;
   const article = document.querySelector("article"); // none on the 404 page, which has neither
-  return !article || (article.dataset.mgWidgets === "ready" && article.dataset.mgBlocks === "ready");
+  return !article || article.dataset.mgWidgets === "ready";
+}"""
+# each true once done, else bringing what it waits for into view (a block or graph in a closed note or a tab
+# not shown is built once it is opened and near: none waits for it)
+BLOCKS_READY = """() => {
+  const article = document.querySelector("article");
+  if (!article || article.dataset.mgBlocks === "ready") return true;
+  const shown = [...document.querySelectorAll("[data-mg-run]")].find((el) => el.checkVisibility());
+  shown?.scrollIntoView({ block: "center" });
+  return !shown;
+}"""
+WIDGETS_BUILT = """() => {
+  const waiting = [...document.querySelectorAll(".autograd-fallback")].find((el) => el.checkVisibility());
+  waiting?.scrollIntoView({ block: "center" });
+  return !waiting;
 }"""
 
 
+def build_what_waits(page: Page) -> None:
+    """Bring the Run buttons and every graph still waiting for the reader into being (see above), and go back
+    to the top of the page if that scrolled it."""
+    scrolled = False
+    for done in (BLOCKS_READY, WIDGETS_BUILT):
+        if not page.evaluate(done):
+            page.wait_for_function(done)
+            scrolled = True
+    if scrolled:
+        page.evaluate("window.scrollTo(0, 0)")
+
+
 def open_page(page: Page, url: str):
-    """Load `url` until the page is ready (PAGE_READY); the response."""
+    """Load `url` until the page is ready (STARTED, then build_what_waits), at the top of the page; the response."""
     response = page.goto(url, wait_until="load")
-    page.wait_for_function(PAGE_READY)
+    page.wait_for_function(STARTED)
+    build_what_waits(page)
     return response
 
 

@@ -38,6 +38,7 @@ from browsing import (
 )
 from mgsite import blocks as mdblocks
 from mgsite import font as math_font  # where the build writes the font
+from mgsite.vendor import SCRIPTS  # where the build writes the site's scripts
 from playwright.sync_api import Page, expect
 from sitecheck import ROOT
 from widget_views import widget_checks, widget_pages
@@ -60,6 +61,18 @@ def _open(browser, base_url: str, path: str, scheme: str = "light", width: int =
 
 
 # ---------------------------------------------------------------------------- every page
+# the bundles of the graphs' and self-checks' modules (docs/javascripts/widgets/), named after them (esbuild's
+# chunk names: tools/mgsite/mgsite/vendor.py)
+WIDGET_MODULES = ["stepper", "playground", "check", "format"]
+# the files of ours a page asked for before its first paint: scripts (SCRIPTS) and the features' stylesheets
+OURS_BEFORE_THE_FIRST_PAINT = """(scripts) => {
+  const painted = performance.getEntriesByName("first-contentful-paint")[0].startTime;
+  const ours = (name) => name.includes(`/${scripts}/`) || /\\/stylesheets\\/(run|train)\\.css$/.test(name);
+  const early = performance.getEntriesByType("resource").filter((r) => ours(r.name) && r.startTime < painted);
+  return early.map((r) => r.name);
+}"""
+
+
 def _has_widget(page: Page) -> bool:
     return page.locator("[class^='autograd-'], [class*=' autograd-']").count() > 0
 
@@ -186,13 +199,19 @@ def _shows_the_page_as_built(page: Page, path: str, scheme: str) -> None:
 
 
 def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: list[str]) -> None:
-    # the theme's stylesheets and the site's one, whatever the page holds (uPlot's comes with the Train
-    # widget's first Start, not with the page); and the site's one script, which fetches the rest
+    # the page links the theme's stylesheets and the site's one; the Run buttons' and the Train widget's come
+    # with their scripts, on a page that has them (uPlot's with the Train widget's first Start)
     sheets = page.eval_on_selector_all("link[rel=stylesheet]", "ls => ls.map(l => l.getAttribute('href'))")
-    own = sorted(h.rsplit("/", 1)[1] for h in sheets if "assets/stylesheets/" not in h)
-    assert own == ["extra.css"], (path, own)
+    own = [h.rsplit("/", 1)[1] for h in sheets if "assets/stylesheets/" not in h]
+    assert own[0] == "extra.css", (path, own)
+    features = {"run.css": page.locator(".mg-run__bar").count() > 0, "train.css": page.locator(".mg-train").count() > 0}
+    assert sorted(own[1:]) == sorted(name for name, has in features.items() if has), (path, own)
+    # no script of ours in the page's HTML: the entry is imported once the page is painted (overrides/main.html),
+    # and every file of ours, script or stylesheet, is asked for after the first paint
     scripts = page.eval_on_selector_all("script[src]", "ss => ss.map(s => s.getAttribute('src'))")
-    assert [s.rsplit("/", 1)[1] for s in scripts if "assets/javascripts/" not in s] == ["site.js"], (path, scripts)
+    assert [s for s in scripts if "assets/javascripts/" not in s] == [], (path, scripts)
+    assert f"/{SCRIPTS}/site.js" in requested, path
+    assert page.evaluate(OURS_BEFORE_THE_FIRST_PAINT, SCRIPTS) == [], path
     assert not any(("katex" in u or "temml" in u) and u.endswith(".js") for u in requested), "math needs no script"
     # the one font is the math font, fetched by the stylesheet's @font-face on a page with formulas and on no
     # other page; nothing preloads it (tools/mgsite/mgsite/font.py: a preloaded font holds the first frame)
@@ -200,8 +219,8 @@ def _loads_only_what_it_uses(page: Page, path: str, base_url: str, requested: li
     has_math = page.locator(".arithmatex math").count() > 0
     assert fonts == ([PurePosixPath(math_font.SITE_PATH).name] if has_math else []), (path, fonts)
     assert page.locator("link[rel=preload]").count() == 0, path
-    # a widget's code is fetched only on a page with a widget (the entry point is on every page)
-    widget_js = [u for u in requested if "/javascripts/widgets/" in u and not u.endswith("/index.js")]
+    # a widget's code is fetched only on a page with a widget (the entry is on every page)
+    widget_js = [u for u in requested if re.search(f"/{SCRIPTS}/({'|'.join(WIDGET_MODULES)})-", u)]
     assert bool(widget_js) == _has_widget(page), (path, widget_js)
     # no JupyterLab stylesheet (its rules style .jp-* classes). The notebook page keeps the Pygments
     # rules mkdocs-jupyter appends for its own code cells (.highlight-ipynb, 4.8 KB): the site draws

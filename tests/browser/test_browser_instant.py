@@ -65,6 +65,10 @@ def test_a_run_on_the_next_page_starts_from_the_python_already_running(browser, 
         assert page.evaluate("window.mgSamePage") is True, "the page was loaded anew, not swapped in"
         page.wait_for_function("() => !document.querySelector('[data-mg-left]')")  # the new page's article is in
         page.wait_for_function(MOUNTED)
+        # the Run buttons' stylesheet, added by the first page's script, still styles the new page's Run bars
+        # (a link in the head would be gone: instant navigation drops what the next page's head lacks)
+        bar = page.locator(".mg-run__bar").first
+        assert bar.evaluate("b => getComputedStyle(b).display") == "flex", "run.css no longer applies"
         page.evaluate(SAID)
         _run_first_block(page)
         said = page.evaluate("window.mgSaid")

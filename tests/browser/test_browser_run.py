@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 import pytest
 from browsing import COLOUR_RULES, DESKTOP, PHONE, Watched, axe_violations, open_page
 from mgsite import blocks as mdblocks
+from mgsite.vendor import SCRIPTS  # where the build writes the site's scripts (blocks-*.js, editor.js)
 from sitecheck import QuietHandler, serving, site_url
 
 from microgpt.course import trace
@@ -737,11 +738,11 @@ def test_edits_survive_a_reload_and_a_changed_page_code_does_not_bring_an_old_on
     url = f"{run_url}{PREFIX}gpt-block/"
     open_page(page, url)
     el = page.locator(".mg-run").filter(has_text="check_relu_backward").first
-    assert not [u for u in watched.requested if u.endswith("/javascripts/run/editor.js")], "fetched before Edit"
+    assert not [u for u in watched.requested if u.endswith(f"/{SCRIPTS}/editor.js")], "fetched before Edit"
     el.get_by_role("button", name="Edit").click()
     editor = el.get_by_role("textbox")
     editor.fill(RELU_RIGHT)
-    assert [u for u in watched.requested if u.endswith("/javascripts/run/editor.js")]
+    assert [u for u in watched.requested if u.endswith(f"/{SCRIPTS}/editor.js")]
 
     open_page(page, url)  # a reload: the edit is back, in the editor, and said so
     el = page.locator(".mg-run").filter(has_text="check_relu_backward").first
@@ -802,7 +803,7 @@ def test_python_is_fetched_only_when_the_reader_first_runs_a_block_and_nothing_w
     page = watched.page
     path = next(p for p, bs in PAGES.items() if not bs)
     open_page(page, run_url + path)  # a page without runnable blocks
-    assert not [u for u in watched.requested if "/javascripts/run/blocks.js" in u]
+    assert not [u for u in watched.requested if f"/{SCRIPTS}/blocks-" in u]
     path = next(p for p, bs in PAGES.items() if any(not b.needs for b in bs))
     open_page(page, run_url + path)
     page.wait_for_selector(".mg-run__run")
@@ -814,7 +815,7 @@ def test_python_is_fetched_only_when_the_reader_first_runs_a_block_and_nothing_w
     assert {"pyodide.asm.wasm", "python_stdlib.zip", "latest.json"} <= fetched
     said = page.evaluate("window.mgSaid")
     assert said[0].startswith("Starting Python") and not [s for s in said if "Waiting" in s], said
-    assert not [u for u in watched.requested if u.endswith("/javascripts/run/editor.js")], "the editor waits for Edit"
+    assert not [u for u in watched.requested if u.endswith(f"/{SCRIPTS}/editor.js")], "the editor waits for Edit"
 
 
 # every text a status line takes, in order

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from browsing import COLOUR_RULES, Watched, axe_violations, open_page
+from mgsite.vendor import SCRIPTS  # where the build writes the site's scripts (widget-*.js: train/widget.js)
 
 import microgpt.course.live as live
 
@@ -32,8 +33,8 @@ CLI = [sys.executable, "-m", "microgpt"]
 
 
 def python_workers(page) -> list:
-    """The page's workers that run Python (run/worker.js), not Material's search worker."""
-    return [w for w in page.workers if "/run/worker.js" in w.url]
+    """The page's workers that run Python (run/worker.js, bundled into SCRIPTS), not Material's search worker."""
+    return [w for w in page.workers if f"/{SCRIPTS}/worker.js" in w.url]
 
 
 def command() -> str:
@@ -76,7 +77,7 @@ def test_train_widget_runs_the_command_lines_training(browser, base_url, tmp_pat
     found: list[str] = []
     try:
         open_page(page, f"{base_url}/training/")
-        assert not [u for u in requested if "/train/widget.js" in u], "the widget was built far from sight"
+        assert not [u for u in requested if f"/{SCRIPTS}/widget-" in u], "the widget was built far from sight"
         page.locator(WIDGET).scroll_into_view_if_needed()
         page.wait_for_selector(STATE.format("idle"))
         assert not [u for u in requested if re.search(r"/(vendor/(pyodide|uplot)|dist)/", u)], "fetched before Start"

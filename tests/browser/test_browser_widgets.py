@@ -14,7 +14,9 @@ import re
 
 import pytest
 from browsing import (
+    DOCS,
     Watched,
+    build_what_waits,
     open_page,
 )
 from browsing import page_with as _page_with
@@ -38,6 +40,7 @@ def _open(page, base_url: str, path: str, extra: bool = False) -> None:
     open_page(page, base_url + path)
     if extra:
         mount_extra(page)
+        build_what_waits(page)
     page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
 
 
@@ -46,11 +49,23 @@ def widget_page(site_dir):
     return _page_with(site_dir, 'class="autograd-widget"')
 
 
+# A module's own functions are called from its source, docs/javascripts/, which the build bundles as it is
+# (the site serves only the bundles, whose chunks name their exports as they please): the shared page imports
+# it from SOURCE, answered from the folder.
+SOURCE = "/_source/"
+
+
+def _serve_sources(route) -> None:
+    name = route.request.url.split(SOURCE, 1)[1]
+    route.fulfill(path=DOCS / "javascripts" / name, content_type="text/javascript")
+
+
 @pytest.fixture(scope="module")
 def shared_load(browser, base_url, widget_page):
     """One load of the widget page, with the widgets no page uses yet, for the checks that only read it or
     call its modules: they need no load of their own."""
     w = Watched(browser, base_url)
+    w.page.route(f"**{SOURCE}**", _serve_sources)
     _open(w.page, base_url, widget_page, extra=True)
     yield w
     w.close()
@@ -352,12 +367,12 @@ def test_every_playground_order_shown_is_pythons(read_only):
     t = T.trace_preset("shared")
     orders = [list(o) for o in itertools.permutations(T.movable(t))]
     js = page.evaluate(
-        """async ([sel, orders]) => {
-             const m = await import('/javascripts/widgets/playground.js');
+        """async ([sel, orders, source]) => {
+             const m = await import(`${source}widgets/playground.js`);
              const t = JSON.parse(document.querySelector(sel).dataset.trace);
              return orders.map((o) => [m.lookup(t, o).grad, m.judge(t, o).length === 0]);
            }""",
-        [".autograd-playground[data-preset='shared']", orders],
+        [".autograd-playground[data-preset='shared']", orders, SOURCE],
     )
     assert js == [[T.replay(t, o)[0], _reverse_topological(t, o)] for o in orders]
 
@@ -369,8 +384,9 @@ STRICT = ["6", "-1.5", "−3", " 2.50 ", ".5", "5.", "", " ", "0x0A", "1e1", "1,
 def test_js_and_python_parse_numbers_alike(read_only):
     page = read_only
     js = page.evaluate(
-        "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map(m.parseDecimal); }",
-        STRICT + ["٣", "1_000", "½"],
+        "async ([xs, source]) => { const m = await import(`${source}widgets/format.js`); "
+        "return xs.map(m.parseDecimal); }",
+        [STRICT + ["٣", "1_000", "½"], SOURCE],
     )
     assert js == [HOOK.parse_decimal(x) for x in STRICT + ["٣", "1_000", "½"]]
 
@@ -474,8 +490,9 @@ def test_js_number_format_matches_the_hook(read_only):
         | {0.5, -0.5, 1e-5, -1e-5, 0.12345, 2.00004, -1.99996}
     )
     js = page.evaluate(
-        "async (xs) => { const m = await import('/javascripts/widgets/format.js'); return xs.map((x) => m.fmt(x)); }",
-        xs,
+        "async ([xs, source]) => { const m = await import(`${source}widgets/format.js`); "
+        "return xs.map((x) => m.fmt(x)); }",
+        [xs, SOURCE],
     )
     assert js == [fmt(x) for x in xs]
 

@@ -11,9 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import markdown
-from browsing import COLOUR_JS, COLOUR_RULES, DESKTOP, PHONE, axe_violations, wait_until_scroll_regions_are_marked
+from browsing import (
+    COLOUR_JS,
+    COLOUR_RULES,
+    DESKTOP,
+    PHONE,
+    axe_violations,
+    build_what_waits,
+    wait_until_scroll_regions_are_marked,
+)
 from mgsite import graphs
 from mgsite.extension import SiteExtension
+from mgsite.vendor import SCRIPTS
 
 from microgpt.course.diagrams import DIAGRAMS
 
@@ -57,13 +66,14 @@ EXTRA = (
 
 
 def mount_extra(page) -> None:
-    """Mount the widgets no page uses yet at the end of the article of the page loaded."""
+    """Mount the widgets no page uses yet at the end of the article of the page loaded, with the page's own
+    scripts (the site's entry, bundled: docs/javascripts/site.js)."""
     page.evaluate(
-        """async (html) => {
+        """async ([html, scripts]) => {
              document.querySelector('article').insertAdjacentHTML('beforeend', `<div id="extra">${html}</div>`);
-             (await import('/javascripts/widgets/index.js')).mountAll();
+             (await import(`/${scripts}/site.js`)).mountAll();
            }""",
-        EXTRA,
+        [EXTRA, SCRIPTS],
     )
 
 
@@ -218,6 +228,7 @@ def widget_checks(page, scheme: str, width: int, first: bool = True) -> list[tup
 
     def states() -> None:
         mount_extra(page)
+        build_what_waits(page)
         page.wait_for_function("() => !document.querySelector('.autograd-fallback')")
         _to_backward_middle(page)
 

@@ -9,6 +9,7 @@ import io
 import json
 import re
 import textwrap
+from urllib.parse import urlparse
 
 import prose_numbers
 import pytest
@@ -118,6 +119,39 @@ def test_no_build_code_is_published(built_site):
     assert not list(built_site.rglob("*.py")) and not (built_site / "mgsite").exists()
 
 
+# overrides/main.html's one inline script, and the entry it imports once the page is painted
+ENTRY = re.compile(r'import\(new URL\("([^"]+)", document\.baseURI\)')
+SCRIPT_SRC = re.compile(r'<script\b[^>]*\bsrc="([^"]+)"')
+# what a bundled file imports from its folder: `from"./x.js"`, `import("./x.js")`, `new URL("./x.js", ...)`
+IMPORTED = re.compile(r'(?:from|import\(|new URL\()\s*"\./([\w.-]+\.js)"')
+
+
+def test_no_page_names_a_script_of_ours_and_each_starts_the_bundled_entry(built_site):
+    """A page's HTML names only the theme's scripts: its one inline script (overrides/main.html) imports the
+    entry once the page is painted, from the bundles the build wrote (mgsite/vendor.py's SCRIPTS), whose
+    every import is there too; the sources of docs/javascripts/ are not published."""
+    from mgsite.vendor import SCRIPTS  # noqa: PLC0415  (the docs toolchain: checked above)
+
+    entry = (built_site / SCRIPTS / "site.js").resolve()
+    root_path = urlparse(site_url()).path  # the 404 page's links are absolute: any address may show it
+    for page in sorted(built_site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        if "</head>" not in text:
+            continue  # a notebook's download, not a page
+        srcs = SCRIPT_SRC.findall(text)
+        assert srcs and all("assets/javascripts/" in s for s in srcs), (page, srcs)
+        starts = ENTRY.findall(text)
+        assert len(starts) == 1, (page, starts)
+        url = starts[0]
+        target = built_site / url.removeprefix(root_path) if url.startswith("/") else page.parent / url
+        assert target.resolve() == entry, (page, url)
+    bundled = {p.name for p in (built_site / SCRIPTS).glob("*.js")}
+    for name in bundled:
+        assert set(IMPORTED.findall((built_site / SCRIPTS / name).read_text(encoding="utf-8"))) <= bundled, name
+    assert {"site.js", "worker.js", "editor.js"} <= bundled
+    assert not (built_site / "javascripts").exists()
+
+
 @pytest.mark.parametrize(
     ("tex", "problem"),
     [
@@ -197,13 +231,17 @@ def test_the_math_font_keeps_what_the_formulas_draw_and_its_math_table():
 
 def test_every_math_page_gets_the_math_font_from_its_stylesheet_and_none_preloads_it(built_site):
     """Every page links the site's stylesheet, whose @font-face names the math font (fetched only where a
-    formula uses it), which has every character the page's formulas draw; no page preloads a font
-    (tools/mgsite/mgsite/font.py: a preloaded font holds the first frame).
+    formula uses it) with font-display optional (no text waits for it, nothing moves when it comes), which
+    has every character the page's formulas draw; no page preloads a font (tools/mgsite/mgsite/font.py: a
+    preloaded font holds the first frame).
     """
     font = built_site / math_font.SITE_PATH
     cmap = set(TTFont(font).getBestCmap())
-    faces = re.findall(r"url\(([^)]+\.woff2)\)", (built_site / "stylesheets" / "extra.css").read_text(encoding="utf-8"))
-    assert [(built_site / "stylesheets" / f).resolve() for f in faces] == [font.resolve()]
+    sheet = (built_site / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    faces = re.findall(r"@font-face\s*\{([^}]*)\}", sheet)
+    assert len(faces) == 1 and re.search(r"font-display:\s*optional;", faces[0]), faces
+    urls = re.findall(r"url\(([^)]+\.woff2)\)", faces[0])
+    assert [(built_site / "stylesheets" / f).resolve() for f in urls] == [font.resolve()]
     with_math = 0
     for page in sorted(built_site.rglob("index.html")):
         text = page.read_text(encoding="utf-8")

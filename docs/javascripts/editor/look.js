@@ -1,11 +1,11 @@
 // How the editor looks: the page's own code colours and sizes, from Material's CSS variables, so the editor
 // follows the light and dark schemes as the page's code blocks do (the same contrast, checked by axe).
-// The token classes are styled in stylesheets/extra.css (its Run part) with Material's --md-code-hl-* colours.
+// The token classes are styled in stylesheets/run.css with Material's --md-code-hl-* colours.
 import { syntaxHighlighting } from "@codemirror/language";
 import { EditorView } from "@codemirror/view";
 import { tagHighlighter, tags as t } from "@lezer/highlight";
 
-/** Python's tokens -> the classes extra.css colours as Material colours Pygments' (keyword, string, ...). */
+/** Python's tokens -> the classes run.css colours as Material colours Pygments' (keyword, string, ...). */
 export const highlighting = syntaxHighlighting(
   tagHighlighter([
     {
@@ -26,7 +26,7 @@ export const highlighting = syntaxHighlighting(
   ]),
 );
 
-/** Sizes and colours from the page (extra.css holds the rest: the tokens, the error marks). */
+/** Sizes and colours from the page (run.css holds the rest: the tokens, the error marks). */
 export const look = EditorView.theme({
   "&": {
     color: "var(--md-code-fg-color)",

@@ -1,5 +1,5 @@
-// An exercise's template, as the page shows it before Edit: its long lines wrap (stylesheets/extra.css, in the
-// run part), each continuation indented four columns past its line's own indentation, as the editor wraps
+// An exercise's template, as the page shows it before Edit: its long lines wrap (stylesheets/run.css, its
+// exercise loop), each continuation indented four columns past its line's own indentation, as the editor wraps
 // them (codemirror-wrapped-line-indent), so that no word of a docstring's hint is out of sight on a phone,
 // and a wrapped line does not read as a new one.
 const HANG = 4; // columns past the line's own indentation

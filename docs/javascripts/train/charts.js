@@ -1,5 +1,5 @@
 // The Train widget's two charts, drawn by uPlot (from npm, served by the site under vendor/uplot/ and
-// fetched on the first Start). Every colour is a CSS variable of the widget (stylesheets/extra.css, its Train part,
+// fetched on the first Start). Every colour is a CSS variable of the widget (stylesheets/train.css,
 // one set per colour scheme), read at each draw, so switching light/dark redraws them in the new set.
 import { SITE_ROOT } from "../run/root.js";
 

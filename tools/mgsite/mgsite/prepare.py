@@ -5,7 +5,8 @@ MkDocs or Zensical runs (the Makefile runs it before every build and before `mak
 - .mgsite/install.console: the install line for that wheel at mkdocs.yml's site_url, which
   docs/index.md embeds (wheel.py); a missing site_url stops here, before anything is built;
 - docs/vendor/pyodide/, docs/vendor/uplot/: the npm files the pages load (vendor.py);
-- docs/javascripts/run/editor.js and its licences: the editor, bundled by esbuild (vendor.py);
+- docs/assets/microgpt/: the site's scripts, from docs/javascripts/, bundled by esbuild per feature, the editor
+  among them (vendor.py);
 - docs/vendor/stix-two-math/: the whole math font (font.py); `python -m mgsite.finish` cuts the built
   site's copy down to the characters its formulas draw.
 

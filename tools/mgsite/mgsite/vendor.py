@@ -5,9 +5,14 @@ No third-party file is committed: `npm ci` checks every file against its integri
 generator publishes them. To serve another npm package, add a line to VENDOR (and the package to
 package.json). A missing or stale node_modules stops the build with one line that says to run `npm ci`.
 
-A script that imports npm packages by name is bundled: esbuild (pinned in package.json) turns each
-entry of BUNDLES into one file, with the packages it imports (a fraction of a second), and the site
-serves it with the licences of the packages inside it.
+The site's own scripts (docs/javascripts/, small modules, one concept each) are not published as they
+are: esbuild (pinned in package.json) bundles them, in a fraction of a second, into SCRIPTS (gitignored),
+one file for each entry of ENTRIES and one for each feature the entries `import()` (the Run buttons,
+each widget, the Train widget), with the modules features share in chunks of their own. A page then
+fetches its feature's code in one or two requests, not one per module, and only the features it has.
+Every file of SCRIPTS is in one folder, so the URLs the code makes from its own (`import.meta.url`:
+run/root.js, run/connection.js's worker, run/editing.js's editor) find each other. The site serves
+them with the licences of the npm packages inside them (CodeMirror, in the editor).
 """
 
 from __future__ import annotations
@@ -27,13 +32,20 @@ VENDOR = {
     # the charts of the training widget (docs/javascripts/train/), loaded when the reader presses Start
     "vendor/uplot": ("uplot", "dist", ["uPlot.esm.js", "uPlot.min.css"]),
 }
-# site file: the script it is bundled from (its imports of npm packages resolved from node_modules/)
-BUNDLES = {
-    # the code editor of the Run buttons (CodeMirror 6), loaded when a reader first presses Edit
-    "javascripts/run/editor.js": "docs/javascripts/editor/index.js",
+# the site folder of the bundled scripts: two folders below the site's root, as run/root.js counts
+SCRIPTS = "assets/microgpt"
+# SCRIPTS/<name>.js: the script it is bundled from (its imports of npm packages resolved from node_modules/)
+ENTRIES = {
+    # every page's, started after the page's first paint (overrides/main.html); it fetches the rest
+    "site": "docs/javascripts/site.js",
+    # the page's Python, in a worker (run/connection.js)
+    "worker": "docs/javascripts/run/worker.js",
+    # the code editor of the Run buttons (CodeMirror 6), loaded when a reader first presses Edit (run/editing.js)
+    "editor": "docs/javascripts/editor/index.js",
 }
+LICENCES = "LICENSES.txt"  # in SCRIPTS: the npm packages each bundled file holds, with their licences
 # used while the site is built, served as they are by no page: Temml typesets the math
-# (mgsite/formulas.py), STIX Two Math is cut to the characters it uses (mgsite/font.py), esbuild bundles BUNDLES
+# (mgsite/formulas.py), STIX Two Math is cut to the characters it uses (mgsite/font.py), esbuild bundles ENTRIES
 BUILD_ONLY = ["temml", "@fontsource/stix-two-math", "esbuild"]
 
 
@@ -61,48 +73,59 @@ def vendored_files(root: Path) -> dict[str, Path]:
     return out
 
 
-def bundle(root: Path, site_path: str, entry: str, docs: Path) -> list[Path]:
-    """Bundle entry with esbuild into docs/site_path, with the licences of what it holds beside it."""
-    out = docs / site_path
-    meta = root / ".cache" / "bundles" / (site_path + ".meta.json")  # esbuild's list of inputs, not published
+def bundle(root: Path, docs: Path) -> list[Path]:
+    """Bundle ENTRIES with esbuild into docs/SCRIPTS (emptied first: no chunk of an earlier build stays), with
+    the licences of the npm packages they hold beside them; the files written."""
+    out = docs / SCRIPTS
+    shutil.rmtree(out, ignore_errors=True)
+    meta = root / ".cache" / "bundles" / "scripts.meta.json"  # esbuild's list of inputs, not published
     meta.parent.mkdir(parents=True, exist_ok=True)
     command = [
         str(installed(root, "esbuild") / "bin" / "esbuild"),
-        entry,
+        *(f"{name}={entry}" for name, entry in ENTRIES.items()),
         "--bundle",
+        "--splitting",  # each import() a file of its own, and what several of them share another
         "--format=esm",
         "--minify",
         "--target=es2020",
+        "--chunk-names=[name]-[hash]",  # blocks-XXXX.js: the feature's name, for whoever reads the requests
         "--legal-comments=none",  # the licences go in a file of their own, below
-        f"--banner:js=/* {Path(site_path).name}: bundled from {entry}; licences of the packages in it: "
-        f"{Path(site_path).name}.LICENSES.txt */",
-        f"--outfile={out}",
+        f"--banner:js=/* bundled by esbuild from docs/javascripts/ (tools/mgsite/mgsite/vendor.py); "
+        f"the npm packages in these files and their licences: {LICENCES} */",
+        f"--outdir={out}",
         f"--metafile={meta}",
         "--log-level=warning",
     ]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True)
     if done.returncode != 0:
-        raise PageError(f"esbuild could not bundle {entry}:\n{done.stderr.strip()}")
-    licences = out.with_name(out.name + ".LICENSES.txt")
-    licences.write_text(licence_text(root, json.loads(meta.read_text(encoding="utf-8"))), encoding="utf-8")
-    return [out, licences]
+        raise PageError(f"esbuild could not bundle {', '.join(ENTRIES.values())}:\n{done.stderr.strip()}")
+    (out / LICENCES).write_text(licence_text(root, json.loads(meta.read_text(encoding="utf-8"))), encoding="utf-8")
+    return sorted(out.iterdir())
+
+
+def package_of(path: str) -> str | None:
+    """The npm package an input of esbuild's metafile comes from (None: one of ours)."""
+    parts = Path(path).parts
+    if "node_modules" not in parts:
+        return None
+    at = parts.index("node_modules") + 1
+    return "/".join(parts[at : at + 2]) if parts[at].startswith("@") else parts[at]
 
 
 def licence_text(root: Path, metafile: dict[str, Any]) -> str:
-    """Each npm package the bundle holds, with its version and its licence file, in name order."""
-    packages = set()
-    for path in metafile["inputs"]:
-        parts = Path(path).parts
-        if "node_modules" in parts:
-            at = parts.index("node_modules") + 1
-            packages.add("/".join(parts[at : at + 2]) if parts[at].startswith("@") else parts[at])
+    """Which bundled file holds which npm packages, then each package with its version and its licence file,
+    in name order."""
+    held: dict[str, set[str]] = {}
+    for output, about in sorted(metafile["outputs"].items()):
+        for package in filter(None, map(package_of, about["inputs"])):
+            held.setdefault(package, set()).add(Path(output).name)
     out = []
-    for name in sorted(packages):
+    for name in sorted(held):
         folder = root / "node_modules" / name
         version = json.loads((folder / "package.json").read_text(encoding="utf-8"))["version"]
         licence = next((p for p in sorted(folder.glob("LICEN[CS]E*"))), None)
         text = licence.read_text(encoding="utf-8").strip() if licence else "(no licence file in the package)"
-        out.append(f"{name} {version}\n\n{text}\n")
+        out.append(f"{name} {version} (in {', '.join(sorted(held[name]))})\n\n{text}\n")
     return ("\n" + "-" * 72 + "\n\n").join(out)
 
 
@@ -114,7 +137,7 @@ def check_installed(root: Path) -> None:
 
 
 def vendor(root: Path, docs: Path) -> list[Path]:
-    """Copy VENDOR's files into docs/ and bundle BUNDLES there; the files written."""
+    """Copy VENDOR's files into docs/ and bundle the site's scripts there; the files written."""
     written = []
     for site_dir in VENDOR:
         shutil.rmtree(docs / site_dir, ignore_errors=True)
@@ -122,6 +145,4 @@ def vendor(root: Path, docs: Path) -> list[Path]:
         (docs / site_path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, docs / site_path)
         written.append(docs / site_path)
-    for site_path, entry in BUNDLES.items():
-        written += bundle(root, site_path, entry, docs)
-    return written
+    return written + bundle(root, docs)
