@@ -14,7 +14,7 @@ class Value:
             kind = type(data).__name__
             raise TypeError(f"Value holds an int or a float, not {kind}")
         self.data = data  # the number the forward pass computed
-        self.grad = 0  # d(root)/d(self), set by backward()
+        self.grad: float = 0  # d(root)/d(self), set by backward()
         self._children = _children  # the Values this one was made from
         self._local_grads = _local_grads  # d(self)/d(child), one per child
 

@@ -43,7 +43,7 @@ SKIPPED_TAGS = {"pre", "table", "figure", "svg", "summary", "script", "style"} |
 SKIPPED_CLASSES = {
     "highlight",  # a code block (pymdownx.highlight)
     "admonition-title",
-    "mg-marks",  # "Continues the block above", "Output (checked by the tests)", "Needs …"
+    "mg-marks",  # "Continues the block above", "Checked output", "Needs …"
     "autograd-widget",
     "autograd-playground",
     "autograd-diagram",

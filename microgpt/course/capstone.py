@@ -130,7 +130,7 @@ def manual_step(model: Model, optimizer: Adam, tokens: list[int]) -> float:
     for name, m in model.state_dict.items():
         for row, grow in zip(m, grads[name]):
             for v, gv in zip(row, grow):
-                v.grad = gv  # type: ignore[assignment]  # Value.grad starts as the int 0, and holds floats after
+                v.grad = gv
     optimizer.step()
     return loss
 

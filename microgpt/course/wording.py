@@ -74,6 +74,10 @@ def place(layout: f.Layout, facts: dict[str, Any], part: str, index: f.Index) ->
 
 
 def _at(n: f.Naming, index: f.Index) -> str:
+    """Where an entry is: a vector's entry as Python indexes it (dx[1], dqs[3][1]: "entry 1" reads as the first),
+    else as place() says it."""
+    if n.layout.axes[n.part][-1] == "entry":
+        return f"{n.part}" + "".join(f"[{i}]" for i in index)
     return place(n.layout, n.facts, n.part, index)
 
 

@@ -140,7 +140,7 @@ def test_a_shift_by_one_index_is_told():
 
 def test_an_amount_moved_to_its_neighbour_is_told_with_what_it_is():
     text, _ = said([0.1, 0.2, -0.4], [0.1, -0.05, -0.15], sizes={"T": 4})
-    assert "the -0.25 (-1/T) that belongs at entry 1 is at entry 2, its neighbour: an index off by one?" in text
+    assert "the -0.25 (-1/T) that belongs at d[1] is at d[2], its neighbour: an index off by one?" in text
 
 
 def test_nonzero_where_the_engine_is_exactly_zero_says_why_the_engines_is_0_and_what_else_is_wrong():
@@ -168,7 +168,7 @@ def test_right_at_some_groups_and_wrong_at_others_is_told_by_head_before_rows():
 def test_with_nothing_to_say_the_largest_difference_is_named_and_marked_as_not_located():
     text, located = said([[1.0, 5.5], [2.0, 7.25]], [[1.0, 2.0], [2.5, 3.0]], ROWS)
     assert text == (
-        "m: the largest difference is at position 1, entry 1: yours is 7.25, the engine's 3\n"
+        "m: the largest difference is at m[1][1]: yours is 7.25, the engine's 3\n"
         " (off by 4.2e+00; the tolerance is 3.0e-13, which is 1e-13 × 3, the size of the largest entry)."
     )
     assert not located
@@ -323,9 +323,9 @@ def test_an_amount_moved_onto_one_entry_from_all_the_others_is_told_with_that_en
     mine[1] = engine[1] + 0.1
     text, located = said(mine, engine)
     assert text.startswith(
-        "d: every entry but one is the engine's minus 0.025; at entry 1, yours is the engine's plus 0.1."
+        "d: every entry but one is the engine's minus 0.025; at d[1], yours is the engine's plus 0.1."
     )
-    assert "The differences sum to 0: one amount moved between entry 1 and the others, spread evenly." in text
+    assert "The differences sum to 0: one amount moved between d[1] and the others, spread evenly." in text
 
 
 def test_a_constant_part_where_the_engines_is_its_arguments_alone_is_told_as_a_mean_subtracted():

@@ -94,7 +94,7 @@ def test_inline_code_and_math_are_one_word_and_display_math_is_left_out():
         '<div class="autograd-diagram"><svg><text>node a</text></svg></div>',
         '<div class="admonition note"><p class="admonition-title">Note title</p></div>',
         '<details class="note"><summary>An aside\'s title</summary></details>',
-        '<p class="mg-marks"><span class="mg-mark">Output (checked by the tests)</span></p>',
+        '<p class="mg-marks"><span class="mg-mark">Checked output</span></p>',
         '<form class="autograd-check"><p class="autograd-check__title">Check yourself</p>'
         '<div class="autograd-check__explain" hidden=""><p>The answer, explained.</p></div></form>',
         '<div class="jp-Cell jp-CodeCell"><p>A code cell.</p></div>',

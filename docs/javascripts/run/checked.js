@@ -1,5 +1,5 @@
-// The checked output under a block (the build's data-mg-expected, under its label "Output (checked by the
-// tests)") is what the page's code prints. An output beside an editor belongs to the code in it: once the
+// The checked output under a block (the build's data-mg-expected, under its label "Checked
+// output") is what the page's code prints. An output beside an editor belongs to the code in it: once the
 // code on screen is not the page's (the reader edited it, or a block it continues), or once a checker has
 // judged a run of it (the verdict and what the run printed say it all), the checked output is folded away
 // behind a button that says whose it is, the page's code's, and opens it on request; Reset unfolds it.
@@ -26,7 +26,7 @@ function foldFor(output) {
     "button",
     { type: "button", class: "mg-run__unfold", "aria-expanded": "false", "aria-controls": output.id },
     h("span", { class: "mg-run__unfold-icon", "aria-hidden": "true" }),
-    "Output of the page's code (checked by the tests)",
+    "The page's checked output",
   );
   button.addEventListener("click", () => {
     const open = button.getAttribute("aria-expanded") !== "true";

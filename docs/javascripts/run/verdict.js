@@ -1,8 +1,8 @@
 // One verdict per run, read from the run's result as data (microgpt.course.runner): never two that
 // contradict each other. In order:
 //   an error stopped the run        -> where (the line, and which block of the chain if not this one)
-//   a checker judged the reader     -> its verdict: accepted, or not yet (its message is in the output), and
-//                                      when the reader's function raised, the error and where, as above;
+//   a checker judged the reader     -> which verdict, accepted or not yet (its message is in the output), and
+//                                      when the reader's function raised, where, as above;
 //                                      what the block printed is not compared with the page's output
 //   the page shows a checked output -> the same; or, with a reason and no ✗, different because the reader
 //                                      changed the code, or because the reader's own pieces were used;
@@ -60,29 +60,14 @@ function stopped(error, context) {
   );
 }
 
-/** The reader's function raised inside its checker: which error, the last line of theirs it went through, and
- * the case (the checker's message below has the whole way there).
- * @param {CheckerVerdict} checker  @param {import("./python.js").Raised} error  @param {RunContext} context */
-function raisedInside(checker, error, context) {
+/** The reader's function raised inside its checker: the last line of theirs it went through (the checker's
+ * message below names the error, the case and the whole way there).
+ * @param {CheckerVerdict} checker  @param {RunContext} context */
+function raisedInside(checker, context) {
   const inner = checker.frames.filter((f) => f.part !== null).at(-1); // the line the page marks
   const at = inner ? ` at ${lineOf(inner.part, inner.line, context)}` : "";
   const name = checker.frames[0]?.function ?? checker.piece; // the function the checker called
-  return verdict(
-    "not-yet",
-    "✗",
-    "Not yet:",
-    `${name} raised an error${at}: ${errorText(error)}, on ${headline(checker.text)}.`,
-  );
-}
-
-/** A checker's first line as the verdict's words: its ✓ or ✗ is the icon's (the verdict's ok says which),
- * and the verdict ends it with one full stop (a line that introduces the message below ends in a colon).
- * @param {string} text */
-function headline(text) {
-  return text
-    .split("\n")[0]
-    .replace(/^[✓✗]\s*/, "")
-    .replace(/[:.]\s*$/, "");
+  return verdict("not-yet", "✗", "Not yet:", `${name} raised an error${at}: see the output below.`);
 }
 
 /** The verdict on a run, or null when there is nothing to judge it by.
@@ -90,9 +75,10 @@ function headline(text) {
 export function verdictOf(result, context) {
   if (result.error) return stopped(result.error, context);
   const checker = result.verdicts.at(-1);
-  if (checker?.ok) return verdict("accepted", "✓", "Accepted:", `${headline(checker.text)}.`);
-  if (checker?.error) return raisedInside(checker, checker.error, context);
-  if (checker) return verdict("not-yet", "✗", "Not yet:", `${headline(checker.text)}. The checker says why below.`);
+  // a checker's verdict is printed in the output below: the status says only which it is
+  if (checker?.ok) return verdict("accepted", "✓", "Accepted", "");
+  if (checker?.error) return raisedInside(checker, context);
+  if (checker) return verdict("not-yet", "✗", "Not yet:", "see the output below.");
   const pieces = result.yours.length ? `Your own pieces were used: ${names(result.yours)}.` : "";
   if (context.expected === null) return pieces ? verdict("pieces", "ⓘ", "", pieces) : null;
   if (trimNewlines(result.stdout) === trimNewlines(context.expected)) {

@@ -28,7 +28,7 @@ from mgsite.pages import Source
 
 LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css styles .mg-mark--<modifier>
     "cont": ("cont", "Continues the block above"),
-    "expected-output": ("output", "Output (checked by the tests)"),
+    "expected-output": ("output", "Checked output"),
 }
 
 
