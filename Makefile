@@ -100,9 +100,8 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the brow
 # MICROGPT_BUILT_SITE (the built_site fixture, tests/conftest.py), and every page's blocks run against the
 # wheel it serves (tests/page_blocks.py). Tests run in parallel, one worker per core (at most 4), in a random
 # order (pytest-randomly: its seed is printed first), each test sent to the next free worker (--dist
-# loadgroup); tests whose module-wide fixtures are costly (builds, the notebook's run, the browser's one
-# Python) are kept on one worker (xdist_group), and xdist starts these groups first, the one with most tests
-# first. Then the package's tests run on every other Python pyproject.toml claims that the machine has, and
+# loadgroup); tests whose module-wide fixtures are costly (builds, the notebook's run) are kept on one worker
+# (xdist_group), and xdist starts these groups first, the one with most tests first. Then the package's tests run on every other Python pyproject.toml claims that the machine has, and
 # the last lines say which Pythons ran and which the machine lacks (scripts/test-pythons).
 LINT_LOG := $(VENV)/lint.log
 test: $(TEST_STAMP) $(SITE_STAMP) $(ZENSICAL_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build (and Zensical's), unit tests, every docs block, site and browser tests; the package's tests on every other Python claimed
