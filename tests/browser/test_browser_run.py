@@ -95,15 +95,11 @@ def run_url(site_dir):
 
 
 @pytest.fixture
-def watched(browser, run_url, site_dir):
+def watched(browser, run_url):
     """A page of its own (a new context: no stored draft or piece, no Python yet) failing the test on console
     errors, requests outside the site, and failed requests; `requested` is every request it made, `runtimes`
-    the Pythons it started (pyodide.asm.wasm fetched). Instant navigation follows its links (`_go`)."""
+    the Pythons it started (pyodide.asm.wasm fetched)."""
     w = Watched(browser, run_url)
-    # instant navigation takes over only the links the sitemap lists, which names the pages at site_url:
-    # served with the addresses the pages have here, as their host would serve it
-    sitemap = (Path(site_dir) / "sitemap.xml").read_text(encoding="utf-8").replace(SITE_URL, run_url + PREFIX)
-    w.context.route("**/sitemap.xml", lambda route: route.fulfill(body=sitemap, content_type="application/xml"))
     w.page.set_default_timeout(RUN_TIMEOUT_MS)  # starting Python holds the page's main thread for seconds
 
     w.failed: list[str] = []
@@ -181,6 +177,16 @@ FOLLOW_LINK = """([url, left]) => {
 }"""
 
 
+@pytest.fixture
+def instant(watched, run_url, site_dir):
+    """`watched`, with instant navigation following its links to the site's pages (`_go`)."""
+    # instant navigation takes over only the links the sitemap lists, which names the pages at site_url:
+    # served with the addresses the pages have here, as their host would serve it
+    sitemap = (Path(site_dir) / "sitemap.xml").read_text(encoding="utf-8").replace(SITE_URL, run_url + PREFIX)
+    watched.context.route("**/sitemap.xml", lambda route: route.fulfill(body=sitemap, content_type="application/xml"))
+    return watched
+
+
 def _go(page, url: str) -> None:
     """Open url: load it on a new page, else follow a link to it (instant navigation, the Python kept)."""
     if page.url == "about:blank":
@@ -191,19 +197,19 @@ def _go(page, url: str) -> None:
         page.wait_for_function(f"() => !document.querySelector('[{LEFT}]')")
 
 
-def test_every_runnable_block_prints_its_checked_output_in_the_browser(watched, run_url):
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(instant, run_url):
     """Every page with runnable blocks, in turn, by instant navigation: each chain prints its checked output,
     and one Python runs them all (the first page's, and the spare a long run asks for, for the run after a
     Stop: no more). A page that fails is named, and the next page is loaded anew."""
     problems = []
     for path in (p for p, blocks in PAGES.items() if blocks):
         try:
-            _runs_every_block(watched.page, run_url, path)
+            _runs_every_block(instant.page, run_url, path)
         except (AssertionError, PlaywrightTimeout) as e:
             problems.append(f"{path}: {e}")
-            watched.page.goto("about:blank")  # whatever that page left running goes with its document
+            instant.page.goto("about:blank")  # whatever that page left running goes with its document
     assert problems == [], "\n".join(problems)
-    assert len(watched.runtimes) <= 2, f"Python was fetched again, not kept from page to page: {watched.runtimes}"
+    assert len(instant.runtimes) <= 2, f"Python was fetched again, not kept from page to page: {instant.runtimes}"
 
 
 def _runs_every_block(page, run_url: str, path: str) -> None:
@@ -674,8 +680,8 @@ def test_on_a_phone_the_run_controls_are_a_thumbs_size_and_a_template_reads_with
     assert all(h < 44 for _, _, h in block.evaluate(CONTROL_SIZES)), "a desktop's bar stays compact"
 
 
-def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(watched, run_url):
-    page = watched.page
+def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(instant, run_url):
+    page = instant.page
     home = run_url + PREFIX
     _go(page, home)
     el = page.locator('[data-mg-run="0"]')
