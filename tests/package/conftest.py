@@ -1,7 +1,7 @@
 """The package's tests: the standard library, the test extra, torch if there; no site, no browser.
 
-They run on every Python of CI's matrix (`make test-package`: this folder, every page's blocks and
-README.md's), where neither the built site nor Chromium is.
+They run on every Python the package claims (scripts/test-pythons; `make test-package` adds every page's blocks
+and README.md's on .venv's Python), where neither the built site nor Chromium is.
 """
 
 from __future__ import annotations

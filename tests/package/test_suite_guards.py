@@ -41,7 +41,7 @@ def test_a_test_that_never_returns_fails_on_the_configured_timeout(tmp_path, pyt
 @pytest.mark.xdist_group("guard")
 def test_an_xdist_group_is_kept_on_one_worker(request):
     """`make test` runs with --dist loadgroup: a file whose module-wide fixtures are costly (the broken-site
-    builds, the notebook's run, the reader's virtualenv, the browser's one Python) marks its tests with
+    builds, the notebook's run, the reader's virtualenv) marks its tests with
     xdist_group, and they run on one worker, each fixture made once. xdist puts the group in the test's node
     id; a pytest that ignores that (9.2 with xdist 3.8) spreads every group over the workers, silently."""
     if not getattr(request.config.option, "loadgroup", False):
