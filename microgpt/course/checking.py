@@ -41,6 +41,7 @@ from microgpt.course.diagnosis import (
     any_factor,
     copied,
     entries,
+    largest,
     largest_difference,
     one_list_for_several,
     reordered,
@@ -582,7 +583,7 @@ def _known_slip(piece: Piece, runs: list[Run], first: Run) -> f.KnownSlip | None
             wrong = _slip_answer(piece, slip_name, run.case)
             if wrong is None:
                 continue
-            if not all(agrees(a, b, s) for a, b, s in zip(run.mine, wrong, run.case.scales)):
+            if not all(gives(b, a, s) for a, b, s in zip(run.mine, wrong, run.case.scales)):
                 fits = False
                 break
             telling = telling or not run.case.degenerate
@@ -755,7 +756,7 @@ def _value_for(sub: variants.Substitution, piece: Piece, run: Run, hints: Sequen
         return [v for part in out for _, v in entries(part)][k] - mine[k]
 
     start = sub.run(None, *_frozen(run.case))[1]
-    for a in (start, *hints, 2 * start, start / 2, 10 * start, start / 10, -start):
+    for a in (start, *hints, 2 * start, start / 2, 10 * start, start / 10, 100 * start, start / 100, -start):
         try:
             b = a * 1.01 + 1e-6
             fa, fb = gap(a), gap(b)
@@ -768,10 +769,23 @@ def _value_for(sub: variants.Substitution, piece: Piece, run: Run, hints: Sequen
         except (ArithmeticError, ValueError, TypeError):
             continue
         if abs(b - start) > RTOL * abs(start) and all(
-            agrees(x, m, s) for x, m, s in zip(out, run.mine, run.case.scales)
+            gives(x, m, s) for x, m, s in zip(out, run.mine, run.case.scales)
         ):
             return b
     return None
+
+
+def gives(other: Any, mine: Any, scale: float) -> bool:
+    """Does another rule's answer (a slip's, a changed rule's) give the reader's part, to rounding? Rounding is
+    measured at the larger of the engine's scale and the reader's answer's own: an answer far larger than the
+    engine's carries rounding of its own size, and Pythons round a sum differently (3.12's sum() is compensated),
+    so that a finding must not rest on the last bits of numbers larger than the tolerance's scale."""
+    own = largest(mine) if _finite_numbers(mine) else 0.0
+    return agrees(other, mine, max(scale, own))
+
+
+def _finite_numbers(value: Any) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for _, v in entries(value))
 
 
 def _frozen(case: Case) -> tuple:
@@ -799,7 +813,7 @@ def _gives(change: variants.Change, piece: Piece, run: Run) -> bool | None:
     except Exception:  # noqa: BLE001 (a changed rule that fails here says nothing about this run)
         return None
     assert run.mine is not None
-    return all(agrees(a, b, s) for a, b, s in zip(out, run.mine, run.case.scales))
+    return all(gives(a, b, s) for a, b, s in zip(out, run.mine, run.case.scales))
 
 
 def _changed(change: variants.Change, piece: Piece, first: Run, wrong: frozenset[str]) -> f.OneLine:
