@@ -459,6 +459,8 @@ def describe(
         (Tells.PARTS, lambda: _only_some_parts(piece, first)),
     ]
     said = choose(sources)
+    if isinstance(said, f.Estimate) and telling:  # a guess at how the numbers were made: what was done, if found
+        said = _first(find() for find in (lambda: _one_line(piece, runs, first), lambda: _substituted(piece, runs, first))) or said
     if isinstance(said, f.OneLine) and backward is not None:
         said = _with_their_line(piece, runs, said, backward)
     if said is not None and said.ALONE:  # the answer's objects, its shape, a known slip: no number follows

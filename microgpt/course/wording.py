@@ -596,9 +596,10 @@ def _(x: f.Substituted) -> str:
         )
     else:
         kept = f" So the slip is in {x.name}, in what it is computed from, or in a factor multiplied with it."
+    theirs, computed = _apart(x.theirs, x.computed)
     return (
         f"{_results(x.results)}: yours is what the rule gives with another value for"
-        f" {x.name}, {x.role}:\n {x.theirs:.4g} where the engine's is {x.computed:.4g}.{kept}"
+        f" {x.name}, {x.role}:\n {theirs} where the engine's is {computed}.{kept}"
     )
 
 
@@ -608,6 +609,15 @@ def _(x: f.SomeRaised) -> str:
     return (
         f"Right on {right}, wrong on {cases(x.wrong)}, and on {cases(x.raised)} your function raised {_or(x.errors)}."
     )
+
+
+def _apart(a: float, b: float) -> tuple[str, str]:
+    """Two numbers to 4 significant digits, or to as many more (up to 10) as show them different."""
+    for digits in range(4, 11):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1]:
+            break
+    return shown
 
 
 def _sizes(sizes: Sequence[tuple[str, Sequence[Any]]]) -> str:
@@ -693,8 +703,8 @@ def _(x: f.CouldNotSay) -> str:
 def _(x: f.ChangedArguments) -> str:
     where = ""
     if x.at is not None:
-        at = "".join(f"[{i}]" for i in x.at)
-        where = f" ({x.arguments[0]}{at} was {x.was:.4g}, and is now {x.now:.4g})"
+        at, (was, now) = "".join(f"[{i}]" for i in x.at), _apart(x.was, x.now)
+        where = f" ({x.arguments[0]}{at} was {was}, and is now {now})"
     which = f"argument {x.arguments[0]}" if len(x.arguments) == 1 else f"arguments {', '.join(x.arguments)}"
     return f"{x.function} changed its {which}{where}.\n Compute new lists instead: the caller's lists are still in use."
 
