@@ -5,10 +5,10 @@ vary every size an answer could write as a number or cut short, below the chapte
 7, 8 and 11), the vocabulary (6, 27 and 31), n_embd (6, 12, 16 and 20) and with it the MLP's 4 * n_embd,
 the heads (4 of 4, 5 of 4, 2 of 6, 3 of 2), matrices with more rows than columns and fewer, the first and
 the last token as a target, a token read once, twice and four times, a token table with fewer rows than
-positions, the first position and later ones. The first case of each is the chapter's own step, the one a page shows; the second has its sizes but other numbers
-(an answer right on the first and wrong there kept something from the first call); a case with T = 11 has every other
-size of the chapter's (an answer right on the first and wrong there depends on T). ReLU's cases include
-pre-activations a hair either side of 0, and one exactly 0.
+positions, the first position and later ones. The first case of each is the chapter's own step, the one a page
+shows; the second has its sizes but other numbers (an answer right on the first and wrong there kept something
+from the first call); a case with T = 11 has every other size of the chapter's (an answer right on the first and
+wrong there depends on T). ReLU's cases include pre-activations a hair either side of 0, and one exactly 0.
 """
 
 import copy

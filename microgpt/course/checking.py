@@ -213,11 +213,15 @@ def _theirs(file: str) -> bool:
 
 def readers_frames(error: BaseException) -> tuple[Frame, ...]:
     """The frames of an exception's traceback that ran the reader's own code, outermost first."""
-    frames = [
-        Frame(s.filename, s.lineno or 0, s.name, (s.line or linecache.getline(s.filename, s.lineno or 0)).strip())
-        for s in traceback.extract_tb(error.__traceback__)
-        if _theirs(s.filename)
-    ]
+    frames: list[Frame] = []
+    for s in traceback.extract_tb(error.__traceback__):
+        if not _theirs(s.filename):
+            continue
+        if frames and (frames[-1].file, frames[-1].line) == (s.filename, s.lineno or 0):
+            continue  # a comprehension's own frame on its line (Python 3.11): the line is said once, as 3.12 says it
+        frames.append(
+            Frame(s.filename, s.lineno or 0, s.name, (s.line or linecache.getline(s.filename, s.lineno or 0)).strip())
+        )
     if isinstance(error, SyntaxError) and error.filename and error.lineno:  # where the parser stopped
         frames.append(Frame(error.filename, error.lineno, "<module>", (error.text or "").strip()))
     return tuple(frames)
@@ -439,6 +443,7 @@ def describe(
     others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
     sources: list[Source] = [
         (Tells.OBJECTS, lambda: _first(shared_rows(piece.parts[j], mine[j]) for j in order)),
+        (Tells.OBJECTS, lambda: _rows_of_one_list(piece, runs, first, backward)),
         (Tells.OBJECTS, lambda: swapped(*objects) or reordered(*objects)),
         (Tells.SLIP, lambda: _known_slip(piece, runs, first)),
         (Tells.SHAPE, lambda: _wrong_shape(piece, runs, first, order)),
@@ -460,7 +465,10 @@ def describe(
     ]
     said = choose(sources)
     if isinstance(said, f.Estimate) and telling:  # a guess at how the numbers were made: what was done, if found
-        said = _first(find() for find in (lambda: _one_line(piece, runs, first), lambda: _substituted(piece, runs, first))) or said
+        said = (
+            _first(find() for find in (lambda: _one_line(piece, runs, first), lambda: _substituted(piece, runs, first)))
+            or said
+        )
     if isinstance(said, f.OneLine) and backward is not None:
         said = _with_their_line(piece, runs, said, backward)
     if said is not None and said.ALONE:  # the answer's objects, its shape, a known slip: no number follows
@@ -836,14 +844,8 @@ def _changed(change: variants.Change, piece: Piece, first: Run, wrong: frozenset
     )
 
 
-def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: Callable[..., Any]) -> f.OneLine:
-    """The changed line, with the reader's own line for it, and their expression there where it is found."""
-    rule = _rule(piece)
-    if rule is None or said.written:
-        return said
-    line = theirs.RuleLine(
-        said.kind, said.before, said.after, said.code, said.writes, tuple(rule.outputs), rule.arguments, rule.defined
-    )
+def _right_everywhere(piece: Piece, runs: list[Run]) -> Callable[[Callable[..., Any]], bool]:
+    """Is a function (the reader's, changed) right on every case? The cheapest cases first."""
     order = sorted(runs, key=_cost)
 
     def right(function: Callable[..., Any]) -> bool:
@@ -856,10 +858,45 @@ def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: C
                 return False
         return True
 
+    return right
+
+
+def _rows_of_one_list(
+    piece: Piece, runs: list[Run], first: Run, backward: Callable[..., Any] | None
+) -> f.RowsOfOneList | None:
+    """A [row] * m in the reader's code that, made m lists, changes their answer on the first case missed."""
+    if backward is None or first.mine is None:
+        return None
+    mine = first.mine
+
+    def changes(function: Callable[..., Any]) -> bool:
+        try:
+            answer = as_parts(function(*copy.deepcopy(first.case.args)), piece.parts)
+        except Exception:  # noqa: BLE001 (their function, changed: raising is a change)
+            return True
+        return not all(agrees(a, b, s) for a, b, s in zip(answer, mine, first.case.scales))
+
+    try:
+        return theirs.rows_of_one_list(backward, changes, _right_everywhere(piece, runs))
+    except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
+        return None
+
+
+def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: Callable[..., Any]) -> f.OneLine:
+    """The changed line, with the reader's own line for it, and their expression there where it is found."""
+    rule = _rule(piece)
+    if rule is None:
+        return said
+    line = theirs.RuleLine(
+        said.kind, said.before, said.after, said.code, said.writes, tuple(rule.outputs), rule.arguments, rule.defined
+    )
+    right = _right_everywhere(piece, runs)
     try:
         found = theirs.their_change(backward, line, right)
     except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
-        return said
+        found = None
+    if said.written and (found is None or not found.theirs):  # the page's number, but not written in their code
+        return dataclasses.replace(said, number_in_code=theirs.writes_number(backward, said.after))
     return said if found is None else dataclasses.replace(said, theirs=found)
 
 

@@ -679,6 +679,20 @@ class TheirChange:
 
 
 @dataclass(frozen=True)
+class RowsOfOneList(Finding):
+    """A list of rows the reader made by repeating one row ([[0.0] * n] * m), so that its rows are one list: made
+    m lists, their answer changes (microgpt.course.theirs)."""
+
+    TELLS: ClassVar[Tells] = Tells.OBJECTS
+    ALONE: ClassVar[bool] = True
+    line: TheirLine
+    name: str  # the name it is assigned to ("" if none)
+    code: str  # as they wrote it
+    fix: str  # each row its own list: [[0.0] * n for _ in range(m)]
+    right: bool  # with that fix alone, their function is right on every case
+
+
+@dataclass(frozen=True)
 class OneLine(Finding):
     """The one line of the rule that, changed, gives the reader's answer on every case."""
 
@@ -693,6 +707,8 @@ class OneLine(Finding):
     written: bool = False  # the page's number written where the size belongs
     here: Any = None  # the size's value in this case
     theirs: TheirChange | None = None  # the reader's line it stands for, where it is known
+    # for a written size whose line of theirs is not found: whether the number is in their code (None: not known)
+    number_in_code: bool | None = None
     code: str = ""  # the rule's line, whole (to find the reader's like it)
     writes: frozenset[str] = frozenset()  # the names the rule's line writes
 
@@ -709,7 +725,15 @@ class OneLine(Finding):
 
     @property
     def asks(self) -> bool:
-        return self.written or self.guessed
+        return self.written_as_number or self.guessed
+
+    @property
+    def written_as_number(self) -> bool:
+        """A written size that may be the number itself in the reader's code: asked about, never claimed."""
+        theirs = self.theirs
+        if not self.written or self.number_in_code is False:
+            return False
+        return theirs is None or not theirs.theirs or theirs.theirs == self.after
 
 
 @dataclass(frozen=True)

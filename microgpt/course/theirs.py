@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from microgpt.course.findings import TheirChange, TheirLine
+from microgpt.course.findings import RowsOfOneList, TheirChange, TheirLine
 
 EXPRESSIONS = frozenset({"operand", "index", "range", "size", "call", "constant", "compare", "term", "alternative"})
 STATEMENTS = frozenset({"accumulate"})  # a change of a whole line, found in theirs as it is
@@ -238,6 +238,95 @@ def _with(source: Source, old: ast.AST, new: ast.AST) -> Callable[..., Any] | No
     return made if callable(made) else None
 
 
+OPERATORS = {ast.Add: "+=", ast.Sub: "-="}
+
+
+def _written_as(stmt: ast.stmt) -> tuple[str, ast.expr, ast.expr] | None:
+    """How a line writes one target, the target and the value: ("+=", dqs[i][j], ...); None for any other line."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        return "=", stmt.targets[0], stmt.value
+    if isinstance(stmt, ast.AugAssign) and type(stmt.op) in OPERATORS:
+        return OPERATORS[type(stmt.op)], stmt.target, stmt.value
+    return None
+
+
+def _their_operator(
+    source: Source, stmts: list[ast.stmt], before: ast.stmt, after: Any, right: Callable[[Callable[..., Any]], bool]
+) -> TheirChange | None:
+    """A line of theirs that writes the rule's target with the changed rule's operator (= where += belongs), when
+    writing it with the rule's operator instead makes their whole function right: said as the operator alone, in
+    their own line, since the rest of their line is theirs and right."""
+    rule, changed = _written_as(before), _written_as(after) if isinstance(after, ast.stmt) else None
+    if rule is None or changed is None or rule[0] == changed[0]:
+        return None
+    for stmt in stmts:
+        theirs = _written_as(stmt)
+        if theirs is None or theirs[0] != changed[0] or ast.unparse(theirs[1]) != ast.unparse(rule[1]):
+            continue
+        _, target, value = theirs
+        op = {"+=": ast.Add(), "-=": ast.Sub()}.get(rule[0])
+        if op is None:
+            fix: ast.stmt = ast.Assign([target], value)
+        elif isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
+            fix = ast.AugAssign(target, op, value)
+        else:
+            continue
+        fixed = _with(source, stmt, ast.copy_location(fix, stmt))
+        if fixed is not None and right(fixed):
+            return TheirChange(source.line(stmt), changed[0], rule[0], changed[0])
+    return None
+
+
+def _a_row(node: ast.expr) -> bool:
+    """A list display, a list comprehension or a repeated list: a row."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return isinstance(node.left, ast.List) or isinstance(node.right, ast.List)
+    return isinstance(node, (ast.List, ast.ListComp))
+
+
+def rows_of_one_list(
+    function: Callable[..., Any],
+    changes: Callable[[Callable[..., Any]], bool],
+    right: Callable[[Callable[..., Any]], bool],
+) -> RowsOfOneList | None:
+    """A [row] * m in the reader's code that, made m rows of their own, changes their answer (changes(fixed)
+    says): the rows of one list, written into, are the slip or one of them. None where there is none, or no source."""
+    source = source_of(function)
+    if source is None or source.function.__code__.co_freevars:
+        return None
+    names = {id(s.value): ast.unparse(s.targets[0]) for s in ast.walk(source.fn) if isinstance(s, ast.Assign)}
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+    with quiet[0], quiet[1]:
+        for node in ast.walk(source.fn):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+                continue
+            for row, count in ((node.left, node.right), (node.right, node.left)):
+                if not (isinstance(row, ast.List) and len(row.elts) == 1 and _a_row(row.elts[0])):
+                    continue
+                each = ast.comprehension(
+                    ast.Name("_", ast.Store()), ast.Call(ast.Name("range", ast.Load()), [count], []), [], 0
+                )
+                fix = ast.ListComp(row.elts[0], [each])
+                fixed = _with(source, node, fix)
+                if fixed is not None and changes(fixed):
+                    made = f"[{source.code(row.elts[0])} for _ in range({source.code(count)})]"
+                    name = names.get(id(node), "")
+                    return RowsOfOneList(source.line(node), name, source.code(node), made, right(fixed))
+    return None
+
+
+def writes_number(function: Callable[..., Any], code: str) -> bool | None:
+    """Whether the reader's function has the number code ("4") written in it; None where its source is not at hand."""
+    source = source_of(function)
+    try:
+        number = ast.literal_eval(code)
+    except (ValueError, SyntaxError):
+        return None
+    if source is None:
+        return None
+    return any(isinstance(n, ast.Constant) and n.value == number for n in ast.walk(source.fn))
+
+
 def their_change(
     function: Callable[..., Any], rule: RuleLine, right: Callable[[Callable[..., Any]], bool]
 ) -> TheirChange | None:
@@ -262,6 +351,19 @@ def their_change(
                     fixed = _with(source, node, before) if before is not None else None
                     if before is None or (fixed is not None and right(fixed)):  # checked where it can be
                         return TheirChange(source.line(node), source.code(node), shown, changed)
+        if rule.kind in EXPRESSIONS and before is not None and changed:  # the changed code on another line of
+            # theirs (the list a loop reads, (wv, dmixed)): said as theirs only where putting the rule's back there
+            # makes their function right, so that the line quoted is the one to change
+            for node in ast.walk(source.fn):
+                if isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+                    if ast.unparse(node) == changed:
+                        fixed = _with(source, node, before)
+                        if fixed is not None and right(fixed):
+                            return TheirChange(source.line(node), source.code(node), shown, changed)
+        if rule.kind in STATEMENTS and isinstance(before, ast.stmt):  # their line writes as the changed rule's
+            found = _their_operator(source, stmts, before, after, right)
+            if found is not None:
+                return found
         if rule.kind in EXPRESSIONS and isinstance(before, ast.expr):
             for node in _tried(source, stmts, after if isinstance(after, ast.expr) else None):
                 if ast.unparse(node) == said:

@@ -179,6 +179,21 @@ def _(x: f.SharedRows) -> str:
     )
 
 
+@_words(f.RowsOfOneList)
+def _(x: f.RowsOfOneList) -> str:
+    what = f"{x.name}'s rows are" if x.name else "the rows it makes are"
+    then = (
+        " Made so, yours agrees with the engine on every case."
+        if x.right
+        else " Made so, yours still differs from the engine's: that is not the only slip."
+    )
+    return (
+        f"{what} one and the same list, in your line {x.line.line}:{_quoted(x.line)}\n"
+        f" {x.code} repeats one row, so what is written into one row is in all of them.\n"
+        f" Make each row its own list: {x.fix}.{then}"
+    )
+
+
 @_words(f.Swapped)
 def _(x: f.Swapped) -> str:
     what = "the numbers" if x.numbers else "the shape"
@@ -566,9 +581,18 @@ def _(x: f.OneLine) -> str:
     if x.kind == "argument":
         how = sentence(f"as if {x.before} were {x.after}{guess}")
         return f"{_results(x.results)}: yours is what the rule gives with one change:\n {how}"
-    if x.written:  # the page's number where a size belongs: the number is the reader's, whatever they wrote
-        how = f"{x.after} where {x.before} belongs: {x.size} is {x.here} in this case and {x.after} in the page's step."
-        return f"{head}\n {how} Is {x.after} written as a number?"
+    if x.written:  # the page's number where a size belongs: said as theirs only where their code has it
+        sizes = f"{x.size} is {x.here} in this case and {x.after} in the page's step."
+        if theirs is not None and theirs.theirs:  # their expression (the number, or a size of theirs), their line
+            sizes = f"{before} is {x.here} in this case and {x.after} in the page's step."
+            where = f"in your line {theirs.line.line}"
+            return f"{head}\n {theirs.theirs} where {before} belongs, {where}: {sizes}{_quoted(theirs.line)}"
+        if x.number_in_code is False:  # no such number in their code: another size of that value, not a number
+            return (
+                f"{head}\n {x.after} where {x.before} belongs: {sizes}\n"
+                f" No {x.after} is written in your code: is another size, {x.after} in the page's step too, used there?"
+            )
+        return f"{head}\n {x.after} where {x.before} belongs: {sizes} Is {x.after} written as a number?"
     if x.kind == "line":
         how = f"without the line {x.before}"
     elif x.left_out is not None:

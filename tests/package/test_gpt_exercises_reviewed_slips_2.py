@@ -182,7 +182,7 @@ SAID = {
         "is a list cut at 7 entries, or T written as a number?",
         NAMED,
     ),
-    "att_n_embd_16": ("in a head's width d_h", "16 where n_embd belongs", NAMED),
+    "att_n_embd_16": ("in a head's width d_h", "16 where len(xs[0]) belongs, in your line 5", NAMED),
     "emb_only_13_adds": ("Right on case 1, wrong on case 2, which has its sizes", "earlier call", NAMED),
     "emb_rows_27": ("raised IndexError", "written as a number (rows = 27 and len(grads[0]) = 16)?", NAMED),
 }
