@@ -464,6 +464,8 @@ def describe(
         (Tells.PARTS, lambda: _only_some_parts(piece, first)),
     ]
     said = choose(sources)
+    if backward is not None and (said is None or said.tells >= Tells.PLACE):  # only where, or nothing: their code
+        said = _swapped_in_code(piece, runs, backward) or said  # may have two things in each other's place
     if isinstance(said, f.Estimate) and telling:  # a guess at how the numbers were made: what was done, if found
         said = (
             _first(find() for find in (lambda: _one_line(piece, runs, first), lambda: _substituted(piece, runs, first)))
@@ -472,7 +474,7 @@ def describe(
     if isinstance(said, f.OneLine) and backward is not None:
         said = _with_their_line(piece, runs, said, backward)
     if said is not None and said.ALONE:  # the answer's objects, its shape, a known slip: no number follows
-        cases_apart = isinstance(said, f.WrongShape) and said.size is None  # no size says why: the cases might
+        cases_apart = isinstance(said, f.WrongShape) and not said.asks  # nothing says why: the cases might
         return [said, *([pattern] if pattern and cases_apart else [])]
     lines: list[Finding] = [said] if said else []
     if pattern and not (said and said.asks):  # a finding that asks about a cause is not followed by another
@@ -489,11 +491,12 @@ def _wrong_shape(piece: Piece, runs: list[Run], first: Run, order: list[int]) ->
         problem = shape_finding(first.mine[j], first.case.engine[j], piece.parts[j])
         if problem:
             size = _length_is_a_size(piece, runs, j)
+            pattern = None if size is not None else _length_pattern(piece, runs, j)
             raised = [r for r in runs if r.error is not None]
-            if size is None or not raised:
-                return f.WrongShape(problem, size)
+            if (size is None and pattern is None) or not raised:
+                return f.WrongShape(problem, size, pattern=pattern)
             errors = tuple(dict.fromkeys(type(r.error).__name__ for r in raised))
-            return f.WrongShape(problem, size, tuple(r.number for r in raised), errors)
+            return f.WrongShape(problem, size, tuple(r.number for r in raised), errors, pattern)
     return None
 
 
@@ -512,21 +515,74 @@ def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> Finding | N
     return None
 
 
+def _first_wrong_length(mine: Any, engine: Any, depth: int = 0) -> tuple[int, Any, int] | None:
+    """The length of the first list of mine (outermost first, then row by row) whose length is not the engine's
+    there, with the engine's list there and its depth (0: the part, 1: a row); None if there is none."""
+    if not isinstance(engine, (list, tuple)) or not isinstance(mine, (list, tuple)):
+        return None
+    if len(mine) != len(engine):
+        return len(mine), engine, depth
+    for a, b in zip(mine, engine):
+        found = _first_wrong_length(a, b, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _wrong_lengths(piece: Piece, runs: list[Run], j: int) -> tuple[str, dict[int, tuple[int, Any]]]:
+    """What has the wrong length (part j, or its rows), and on each case where it does: that length, and the engine's
+    list there (nothing, if it is the part on some cases and its rows on others)."""
+    found: dict[int, tuple[int, Any]] = {}
+    depths = set()
+    for r in runs:
+        if r.mine is not None:
+            wrong = _first_wrong_length(r.mine[j], r.case.engine[j])
+            if wrong is not None:
+                found[r.number] = wrong[:2]
+                depths.add(wrong[2])
+    if depths not in ({0}, {1}):
+        return piece.parts[j], {}
+    return piece.parts[j] if depths == {0} else f"each row of {piece.parts[j]}", found
+
+
 def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> f.LengthIsASize | None:
     """A part whose length is, on every case it returned with the wrong length, another size of that call
     (len(g) where len(x) belongs): a list made over the wrong size."""
-    lengths = {r.number: len(r.mine[j]) for r in runs if r.mine is not None and isinstance(r.mine[j], (list, tuple))}
-    short = [r for r in runs if r.number in lengths and lengths[r.number] != len(r.case.engine[j])]
-    if not short:
+    what, lengths = _wrong_lengths(piece, runs, j)
+    if len(lengths) < 2:  # one case's sizes may match by chance (T = 4 = the page's d_h)
         return None
     names: set[str] | None = None
-    for r in short:
-        sizes = piece.sizes(*r.case.args)
-        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == lengths[r.number]}
+    for number, (length, _) in lengths.items():
+        sizes = piece.sizes(*runs[number - 1].case.args)
+        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == length}
         names = fits if names is None else names & fits
     if not names:
         return None
-    return f.LengthIsASize(piece.parts[j], sorted(names)[0], tuple(r.number for r in short))
+    return f.LengthIsASize(what, sorted(names)[0], tuple(lengths))
+
+
+def _length_pattern(piece: Piece, runs: list[Run], j: int) -> f.LengthPattern | None:
+    """How a part's wrong length stands to the engine's, the same on every case where it is wrong: one entry, one
+    short or one too many, the length squared (a pair of loops), every entry of the rows in one flat list."""
+    what, lengths = _wrong_lengths(piece, runs, j)
+    if not lengths:
+        return None
+
+    def rows_flat(length: int, engine: Any) -> bool:
+        return (
+            bool(engine) and all(isinstance(row, (list, tuple)) for row in engine) and length == sum(map(len, engine))
+        )
+
+    for kind, fits in (
+        ("flat", rows_flat),
+        ("one", lambda length, engine: length == 1),
+        ("square", lambda length, engine: len(engine) > 1 and length == len(engine) ** 2),
+        ("one short", lambda length, engine: length == len(engine) - 1),
+        ("one more", lambda length, engine: length == len(engine) + 1),
+    ):
+        if all(fits(length, engine) for length, engine in lengths.values()):
+            return f.LengthPattern(what, kind, tuple(lengths))
+    return None
 
 
 def _everywhere(piece: Piece, part: Part, others: list[Run], j: int, diagnoses: Sequence[Diagnosis]) -> Finding | None:
@@ -859,6 +915,14 @@ def _right_everywhere(piece: Piece, runs: list[Run]) -> Callable[[Callable[..., 
         return True
 
     return right
+
+
+def _swapped_in_code(piece: Piece, runs: list[Run], backward: Callable[..., Any]) -> f.SwappedInCode | None:
+    """Two of the reader's expressions that, exchanged, make their function right on every case."""
+    try:
+        return theirs.swapped_pair(backward, _right_everywhere(piece, runs))
+    except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
+        return None
 
 
 def _rows_of_one_list(

@@ -263,6 +263,21 @@ class LengthIsASize(Finding):
 
 
 @dataclass(frozen=True)
+class LengthPattern(Finding):
+    """A part's wrong length, the same against the engine's on every case it is wrong: "one" (a single entry),
+    "one short", "one more", "square" (len squared: a pair of loops), "flat" (the rows' entries in one list)."""
+
+    TELLS: ClassVar[Tells] = Tells.SHAPE
+    part: str
+    kind: str
+    cases: tuple[int, ...]
+
+    @property
+    def asks(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
 class WrongShape(Finding):
     """A part of the wrong shape: the problem, and, if it is another size on every case, that; where the function
     raised on other cases, which it raised."""
@@ -273,10 +288,11 @@ class WrongShape(Finding):
     size: LengthIsASize | None = None
     raised_on: tuple[int, ...] = ()
     errors: tuple[str, ...] = ()
+    pattern: LengthPattern | None = None  # where no size is its length: how its length stands to the engine's
 
     @property
     def asks(self) -> bool:
-        return self.problem.asks or self.size is not None
+        return self.problem.asks or self.size is not None or self.pattern is not None
 
 
 # ---------------------------------------------------------------- results shared or copied
@@ -690,6 +706,18 @@ class RowsOfOneList(Finding):
     code: str  # as they wrote it
     fix: str  # each row its own list: [[0.0] * n for _ in range(m)]
     right: bool  # with that fix alone, their function is right on every case
+
+
+@dataclass(frozen=True)
+class SwappedInCode(Finding):
+    """Two expressions of the reader's in each other's place: exchanged, their function is right on every case
+    (microgpt.course.theirs)."""
+
+    TELLS: ClassVar[Tells] = Tells.LINE
+    ALONE: ClassVar[bool] = True
+    line: TheirLine
+    a: str
+    b: str
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from microgpt.course.findings import RowsOfOneList, TheirChange, TheirLine
+from microgpt.course.findings import RowsOfOneList, SwappedInCode, TheirChange, TheirLine
 
 EXPRESSIONS = frozenset({"operand", "index", "range", "size", "call", "constant", "compare", "term", "alternative"})
 STATEMENTS = frozenset({"accumulate"})  # a change of a whole line, found in theirs as it is
@@ -312,6 +312,68 @@ def rows_of_one_list(
                     made = f"[{source.code(row.elts[0])} for _ in range({source.code(count)})]"
                     name = names.get(id(node), "")
                     return RowsOfOneList(source.line(node), name, source.code(node), made, right(fixed))
+    return None
+
+
+SWAPS = 60  # pairs of the reader's expressions tried in each other's place, at most (a verdict's time stays bounded)
+
+
+def _pairs(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """Pairs of expressions a learner puts in each other's place: two arguments of one call, two entries of one
+    tuple or list, or the entries at one place in two tuples of one tuple ((wv, dks), (wk, dvs))."""
+    value = (ast.Name, ast.Subscript, ast.Attribute, ast.ListComp, ast.Call)
+    if isinstance(node, ast.Call):
+        groups = [node.args]
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        rows = [e.elts for e in node.elts if isinstance(e, (ast.Tuple, ast.List))]
+        groups = [node.elts, *(list(column) for column in zip(*rows))]
+    else:
+        return
+    for group in groups:
+        kept = [e for e in group if isinstance(e, value)]
+        for i, a in enumerate(kept):
+            for b in kept[i + 1 :]:
+                if ast.unparse(a) != ast.unparse(b):
+                    yield a, b
+
+
+def _exchanged(tree: ast.AST, a: ast.AST, b: ast.AST) -> Any:
+    """A copy of tree with the nodes a and b (found by identity) in each other's place."""
+    memo: dict[int, Any] = {}
+    copied = copy.deepcopy(tree, memo)
+    one, two = memo[id(a)], memo[id(b)]
+
+    class Swap(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> Any:
+            if node is one:
+                return copy.deepcopy(b)
+            if node is two:
+                return copy.deepcopy(a)
+            return self.generic_visit(node)
+
+    return Swap().visit(copied)
+
+
+def swapped_pair(function: Callable[..., Any], right: Callable[[Callable[..., Any]], bool]) -> SwappedInCode | None:
+    """Two expressions of the reader's, put in each other's place, that make their function right on every case:
+    the arguments of a call in the wrong order, two names exchanged in a tuple. None where none does."""
+    source = source_of(function)
+    if source is None or source.function.__code__.co_freevars:
+        return None
+    pairs = [pair for node in ast.walk(source.fn) for pair in _pairs(node)][:SWAPS]
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+    with quiet[0], quiet[1]:
+        for a, b in pairs:
+            fn = _exchanged(source.fn, a, b)
+            module = ast.Module([ast.fix_missing_locations(fn)], [])
+            namespace = dict(source.function.__globals__)
+            try:
+                exec(compile(module, "<your function, two expressions exchanged>", "exec"), namespace)  # noqa: S102
+            except Exception:  # noqa: BLE001 (an exchange that does not compile fixes nothing)
+                continue
+            made = namespace.get(source.fn.name)
+            if callable(made) and right(made):
+                return SwappedInCode(source.line(a), source.code(a), source.code(b))
     return None
 
 

@@ -194,6 +194,14 @@ def _(x: f.RowsOfOneList) -> str:
     )
 
 
+@_words(f.SwappedInCode)
+def _(x: f.SwappedInCode) -> str:
+    return (
+        f"{x.a} and {x.b} are in each other's place, in your line {x.line.line}:{_quoted(x.line)}\n"
+        " Exchanged, yours agrees with the engine on every case."
+    )
+
+
 @_words(f.Swapped)
 def _(x: f.Swapped) -> str:
     what = "the numbers" if x.numbers else "the shape"
@@ -233,7 +241,8 @@ def _(x: f.NotAList) -> str:
 
 @_words(f.WrongLength)
 def _(x: f.WrongLength) -> str:
-    said = f"{x.what} has {x.length} entries where the engine's has {x.engine} (its shape: {x.shape})."
+    entries = "1 entry" if x.length == 1 else f"{x.length} entries"
+    said = f"{x.what} has {entries} where the engine's has {x.engine} (its shape: {x.shape})."
     if x.filtered:
         said += (
             "\n That is one entry for each nonzero entry of the engine's: a filter (an if in the"
@@ -261,15 +270,44 @@ def _(x: f.PartsCount) -> str:
 def _(x: f.LengthIsASize) -> str:
     return (
         f"On {cases(x.cases)}, {x.part} has {x.size} entries, whatever its right length:\n"
-        f" is {x.part}'s list made, or its loop run, over {x.size} where another size belongs?"
+        f" is {_possessive(x.part)} list made, or its loop run, over {x.size} where another size belongs?"
     )
+
+
+def _possessive(what: str) -> str:
+    """dz's; each row of d(table): its."""
+    return "its" if " " in what else f"{what}'s"
+
+
+LENGTHS = {
+    "one": "holds one entry:\n is an append, or the return, indented where it runs once (after the loop, or in it)?",
+    "one short": "is one entry short: a loop that stops one early?",
+    "one more": "has one entry too many: a loop that runs one past the end?",
+    "square": (
+        "has the engine's length squared, an entry for every pair:\n"
+        " two for clauses in one comprehension, or an append inside an inner loop?"
+    ),
+    "flat": "is one flat list: are the brackets that make each row a list left out?",
+}
+
+
+@_words(f.LengthPattern)
+def _(x: f.LengthPattern) -> str:
+    return f"On {cases(x.cases)}, {x.part} {LENGTHS[x.kind]}"
 
 
 @_words(f.WrongShape)
 def _(x: f.WrongShape) -> str:
     lines = [f"shape: {word(x.problem)}"]
+    flat = x.pattern is not None and x.pattern.kind == "flat" and isinstance(x.problem, f.WrongLength)
+    if flat and isinstance(x.problem, f.WrongLength) and " x " in x.problem.shape:  # a length against a row count
+        rows, columns = x.problem.shape.split(" x ")[:2]
+        p = x.problem
+        lines = [f"shape: {p.what} is one flat list of {p.length} numbers; the engine's is {rows} rows of {columns}."]
     if x.size is not None:
         lines.append(word(x.size))
+    if x.pattern is not None:
+        lines.append(word(x.pattern))
     if x.raised_on:
         lines.append(f"On {cases(x.raised_on)}, your function raised {_or(x.errors)}.")
     return "\n ".join(lines)
