@@ -19,6 +19,7 @@ import copy
 import difflib
 import inspect
 import io
+import itertools
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -337,21 +338,40 @@ def _pairs(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
                     yield a, b
 
 
-def _exchanged(tree: ast.AST, a: ast.AST, b: ast.AST) -> Any:
-    """A copy of tree with the nodes a and b (found by identity) in each other's place."""
-    memo: dict[int, Any] = {}
-    copied = copy.deepcopy(tree, memo)
-    one, two = memo[id(a)], memo[id(b)]
+def _places(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
+    """Where each node of a tree is held: its parent, the field, and the index in that field's list (or None)."""
+    places: dict[int, tuple[ast.AST, str, int | None]] = {}
+    for parent in ast.walk(tree):
+        for name, value in ast.iter_fields(parent):
+            if isinstance(value, list):
+                for k, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        places[id(item)] = (parent, name, k)
+            elif isinstance(value, ast.AST):
+                places[id(value)] = (parent, name, None)
+    return places
 
-    class Swap(ast.NodeTransformer):
-        def visit(self, node: ast.AST) -> Any:
-            if node is one:
-                return copy.deepcopy(b)
-            if node is two:
-                return copy.deepcopy(a)
-            return self.generic_visit(node)
 
-    return Swap().visit(copied)
+def _put(place: tuple[ast.AST, str, int | None], node: ast.AST) -> None:
+    parent, name, k = place
+    if k is None:
+        setattr(parent, name, node)
+    else:
+        getattr(parent, name)[k] = node
+
+
+@contextlib.contextmanager
+def _exchanged(places: dict[int, tuple[ast.AST, str, int | None]], a: ast.AST, b: ast.AST) -> Iterator[None]:
+    """The tree with the nodes a and b in each other's place, for the block's time (a copy of a large tree for
+    every pair tried would cost more than the tries)."""
+    at_a, at_b = places[id(a)], places[id(b)]
+    _put(at_a, b)
+    _put(at_b, a)
+    try:
+        yield
+    finally:
+        _put(at_a, a)
+        _put(at_b, b)
 
 
 def swapped_pair(function: Callable[..., Any], right: Callable[[Callable[..., Any]], bool]) -> SwappedInCode | None:
@@ -360,17 +380,20 @@ def swapped_pair(function: Callable[..., Any], right: Callable[[Callable[..., An
     source = source_of(function)
     if source is None or source.function.__code__.co_freevars:
         return None
-    pairs = [pair for node in ast.walk(source.fn) for pair in _pairs(node)][:SWAPS]
+    whiles = {id(n) for w in ast.walk(source.fn) if isinstance(w, ast.While) for n in ast.walk(w)}  # may not end
+    every = (pair for node in ast.walk(source.fn) if id(node) not in whiles for pair in _pairs(node))
+    pairs = list(itertools.islice(every, SWAPS))
+    places = _places(source.fn)
     quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
     with quiet[0], quiet[1]:
         for a, b in pairs:
-            fn = _exchanged(source.fn, a, b)
-            module = ast.Module([ast.fix_missing_locations(fn)], [])
             namespace = dict(source.function.__globals__)
-            try:
-                exec(compile(module, "<your function, two expressions exchanged>", "exec"), namespace)  # noqa: S102
-            except Exception:  # noqa: BLE001 (an exchange that does not compile fixes nothing)
-                continue
+            with _exchanged(places, a, b):
+                try:
+                    code = compile(ast.Module([source.fn], []), "<your function, two expressions exchanged>", "exec")
+                except Exception:  # noqa: BLE001 (an exchange that does not compile fixes nothing)
+                    continue
+            exec(code, namespace)  # noqa: S102
             made = namespace.get(source.fn.name)
             if callable(made) and right(made):
                 return SwappedInCode(source.line(a), source.code(a), source.code(b))

@@ -447,6 +447,9 @@ def _(x: f.TermWeights) -> str:
     off = {name for name, _ in x.weights}
     right = [n for n in x.names if n not in off]
     aside = " ".join(a for a in asides if a)
+    if len(x.names) > 2 and right:  # the term that differs first; its terms listed would hide it
+        others = "its other terms are" if len(right) > 1 else f"its other term, {right[0]}, is"
+        return sentence(f"{x.part}: in yours, {_and(said)};\n {others} right{_aside(aside)}")
     return sentence(f"{_sum_of(x.part, x.names, right)}{_and(said)}{_aside(aside)}")
 
 
