@@ -345,6 +345,18 @@ class AllZero(Finding):
 
 
 @dataclass(frozen=True)
+class RunningSum(Finding):
+    """Each entry the sum of the engine's up to it: a running sum not started again for each entry."""
+
+    TELLS: ClassVar[Tells] = Tells.WHOLE
+    part: str
+
+    @property
+    def asks(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
 class NearlyZero(Finding):
     """Every entry 0 but for rounding (a sum that cancels): said where nothing more telling is."""
 

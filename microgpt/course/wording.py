@@ -404,6 +404,14 @@ def _(x: f.TimesArgument) -> str:
     )
 
 
+@_words(f.RunningSum)
+def _(x: f.RunningSum) -> str:
+    return (
+        f"{x.part}: each entry of yours is the sum of the engine's up to it:\n"
+        " is a running sum set to 0 once, before the loop, where each entry needs its own?"
+    )
+
+
 @_words(f.OneRow)
 def _(x: f.OneRow) -> str:
     return (
