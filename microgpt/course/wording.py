@@ -444,13 +444,14 @@ def _(x: f.TermInstead) -> str:
 def _(x: f.TermWeights) -> str:
     said, asides = [], []
     for name, weight in x.weights:
+        many = " terms " in f"{name} "  # the average's other terms -w_t sum_(u != t) w_u gamma_u
         if weight.value == 0:
-            said.append(f"{name} is missing")
+            said.append(f"{name} {'are' if many else 'is'} missing")
         elif abs(weight.value + 1) <= 1e-6:
-            said.append(f"{name} has its sign flipped")
+            said.append(f"{name} {'have their' if many else 'has its'} sign flipped")
         else:
             words, aside = said_times(weight)
-            said.append(f"{name} is {words}")
+            said.append(f"{name} {'are' if many else 'is'} {words}")
             asides.append(aside)
     off = {name for name, _ in x.weights}
     right = [n for n in x.names if n not in off]
