@@ -4,11 +4,11 @@ Each piece's cases come from the recorded steps (microgpt.course.recordings), so
 vary every size an answer could write as a number or cut short, below the chapter's and above it: T (1, 4,
 7, 8 and 11), the vocabulary (6, 27 and 31), n_embd (6, 12, 16 and 20) and with it the MLP's 4 * n_embd,
 the heads (4 of 4, 5 of 4, 2 of 6, 3 of 2), matrices with more rows than columns and fewer, the first and
-the last token as a target, a token read once, twice and four times, the first position and later ones. The
-first case of each is the chapter's own step, the one a page shows; the second has its sizes but other numbers
-(an answer right on the first and wrong there kept something from the first call); a case with T = 11 has every other
-size of the chapter's (an answer right on the first and wrong there depends on T). ReLU's cases include
-pre-activations a hair either side of 0, and one exactly 0.
+the last token as a target, a token read once, twice and four times, a token table with fewer rows than
+positions, the first position and later ones. The first case of each is the chapter's own step, the one a page
+shows; the second has its sizes but other numbers (an answer right on the first and wrong there kept something
+from the first call); a case with T = 11 has every other size of the chapter's (an answer right on the first and
+wrong there depends on T). ReLU's cases include pre-activations a hair either side of 0, and one exactly 0.
 """
 
 import copy
@@ -20,7 +20,17 @@ from microgpt.course import kept, pieces
 from microgpt.course.checking import Case, Cases, Piece, Slip, Verdict, check
 from microgpt.course.diagnosis import Family, Grouping, Instead, Layout
 from microgpt.course.exercises import data, grad
-from microgpt.course.recordings import Recording, another, chapters, longer, narrow, second, third, wider
+from microgpt.course.recordings import (
+    Recording,
+    another,
+    chapters,
+    few_tokens,
+    longer,
+    narrow,
+    second,
+    third,
+    wider,
+)
 from microgpt.engine import Value
 from microgpt.model import GPTConfig, Model, attention, linear, rmsnorm, softmax
 
@@ -1035,6 +1045,7 @@ def _embedding_cases() -> list[Case]:
         (wider(), "wte"),
         (second(), "wte"),
         (third(), "wte"),
+        (few_tokens(), "wte"),  # fewer rows than positions: a loop over the positions bounded by the rows fails
     ):
         rows = rec.step.model.state_dict[table]
         grads = [grad(p.embedded) for p in rec.step.positions]

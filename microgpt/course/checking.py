@@ -41,6 +41,7 @@ from microgpt.course.diagnosis import (
     any_factor,
     copied,
     entries,
+    largest,
     largest_difference,
     one_list_for_several,
     reordered,
@@ -212,11 +213,15 @@ def _theirs(file: str) -> bool:
 
 def readers_frames(error: BaseException) -> tuple[Frame, ...]:
     """The frames of an exception's traceback that ran the reader's own code, outermost first."""
-    frames = [
-        Frame(s.filename, s.lineno or 0, s.name, (s.line or linecache.getline(s.filename, s.lineno or 0)).strip())
-        for s in traceback.extract_tb(error.__traceback__)
-        if _theirs(s.filename)
-    ]
+    frames: list[Frame] = []
+    for s in traceback.extract_tb(error.__traceback__):
+        if not _theirs(s.filename):
+            continue
+        if frames and (frames[-1].file, frames[-1].line) == (s.filename, s.lineno or 0):
+            continue  # a comprehension's own frame on its line (Python 3.11): the line is said once, as 3.12 says it
+        frames.append(
+            Frame(s.filename, s.lineno or 0, s.name, (s.line or linecache.getline(s.filename, s.lineno or 0)).strip())
+        )
     if isinstance(error, SyntaxError) and error.filename and error.lineno:  # where the parser stopped
         frames.append(Frame(error.filename, error.lineno, "<module>", (error.text or "").strip()))
     return tuple(frames)
@@ -438,6 +443,7 @@ def describe(
     others = [r for r in runs if r is not first and r.wrong and _comparable(r) and not r.case.degenerate]
     sources: list[Source] = [
         (Tells.OBJECTS, lambda: _first(shared_rows(piece.parts[j], mine[j]) for j in order)),
+        (Tells.OBJECTS, lambda: _rows_of_one_list(piece, runs, first, backward)),
         (Tells.OBJECTS, lambda: swapped(*objects) or reordered(*objects)),
         (Tells.SLIP, lambda: _known_slip(piece, runs, first)),
         (Tells.SHAPE, lambda: _wrong_shape(piece, runs, first, order)),
@@ -458,10 +464,17 @@ def describe(
         (Tells.PARTS, lambda: _only_some_parts(piece, first)),
     ]
     said = choose(sources)
+    if backward is not None and (said is None or said.tells >= Tells.PLACE):  # only where, or nothing: their code
+        said = _swapped_in_code(piece, runs, backward) or said  # may have two things in each other's place
+    if isinstance(said, f.Estimate) and telling:  # a guess at how the numbers were made: what was done, if found
+        said = (
+            _first(find() for find in (lambda: _one_line(piece, runs, first), lambda: _substituted(piece, runs, first)))
+            or said
+        )
     if isinstance(said, f.OneLine) and backward is not None:
         said = _with_their_line(piece, runs, said, backward)
     if said is not None and said.ALONE:  # the answer's objects, its shape, a known slip: no number follows
-        cases_apart = isinstance(said, f.WrongShape) and said.size is None  # no size says why: the cases might
+        cases_apart = isinstance(said, f.WrongShape) and not said.asks  # nothing says why: the cases might
         return [said, *([pattern] if pattern and cases_apart else [])]
     lines: list[Finding] = [said] if said else []
     if pattern and not (said and said.asks):  # a finding that asks about a cause is not followed by another
@@ -478,11 +491,12 @@ def _wrong_shape(piece: Piece, runs: list[Run], first: Run, order: list[int]) ->
         problem = shape_finding(first.mine[j], first.case.engine[j], piece.parts[j])
         if problem:
             size = _length_is_a_size(piece, runs, j)
+            pattern = None if size is not None else _length_pattern(piece, runs, j)
             raised = [r for r in runs if r.error is not None]
-            if size is None or not raised:
-                return f.WrongShape(problem, size)
+            if (size is None and pattern is None) or not raised:
+                return f.WrongShape(problem, size, pattern=pattern)
             errors = tuple(dict.fromkeys(type(r.error).__name__ for r in raised))
-            return f.WrongShape(problem, size, tuple(r.number for r in raised), errors)
+            return f.WrongShape(problem, size, tuple(r.number for r in raised), errors, pattern)
     return None
 
 
@@ -501,21 +515,74 @@ def _located(piece: Piece, part: Part, missed: list[Run], j: int) -> Finding | N
     return None
 
 
+def _first_wrong_length(mine: Any, engine: Any, depth: int = 0) -> tuple[int, Any, int] | None:
+    """The length of the first list of mine (outermost first, then row by row) whose length is not the engine's
+    there, with the engine's list there and its depth (0: the part, 1: a row); None if there is none."""
+    if not isinstance(engine, (list, tuple)) or not isinstance(mine, (list, tuple)):
+        return None
+    if len(mine) != len(engine):
+        return len(mine), engine, depth
+    for a, b in zip(mine, engine):
+        found = _first_wrong_length(a, b, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _wrong_lengths(piece: Piece, runs: list[Run], j: int) -> tuple[str, dict[int, tuple[int, Any]]]:
+    """What has the wrong length (part j, or its rows), and on each case where it does: that length, and the engine's
+    list there (nothing, if it is the part on some cases and its rows on others)."""
+    found: dict[int, tuple[int, Any]] = {}
+    depths = set()
+    for r in runs:
+        if r.mine is not None:
+            wrong = _first_wrong_length(r.mine[j], r.case.engine[j])
+            if wrong is not None:
+                found[r.number] = wrong[:2]
+                depths.add(wrong[2])
+    if depths not in ({0}, {1}):
+        return piece.parts[j], {}
+    return piece.parts[j] if depths == {0} else f"each row of {piece.parts[j]}", found
+
+
 def _length_is_a_size(piece: Piece, runs: list[Run], j: int) -> f.LengthIsASize | None:
     """A part whose length is, on every case it returned with the wrong length, another size of that call
     (len(g) where len(x) belongs): a list made over the wrong size."""
-    lengths = {r.number: len(r.mine[j]) for r in runs if r.mine is not None and isinstance(r.mine[j], (list, tuple))}
-    short = [r for r in runs if r.number in lengths and lengths[r.number] != len(r.case.engine[j])]
-    if not short:
+    what, lengths = _wrong_lengths(piece, runs, j)
+    if len(lengths) < 2:  # one case's sizes may match by chance (T = 4 = the page's d_h)
         return None
     names: set[str] | None = None
-    for r in short:
-        sizes = piece.sizes(*r.case.args)
-        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == lengths[r.number]}
+    for number, (length, _) in lengths.items():
+        sizes = piece.sizes(*runs[number - 1].case.args)
+        fits = {s for s, v in sizes.items() if isinstance(v, int) and v == length}
         names = fits if names is None else names & fits
     if not names:
         return None
-    return f.LengthIsASize(piece.parts[j], sorted(names)[0], tuple(r.number for r in short))
+    return f.LengthIsASize(what, sorted(names)[0], tuple(lengths))
+
+
+def _length_pattern(piece: Piece, runs: list[Run], j: int) -> f.LengthPattern | None:
+    """How a part's wrong length stands to the engine's, the same on every case where it is wrong: one entry, one
+    short or one too many, the length squared (a pair of loops), every entry of the rows in one flat list."""
+    what, lengths = _wrong_lengths(piece, runs, j)
+    if not lengths:
+        return None
+
+    def rows_flat(length: int, engine: Any) -> bool:
+        return (
+            bool(engine) and all(isinstance(row, (list, tuple)) for row in engine) and length == sum(map(len, engine))
+        )
+
+    for kind, fits in (
+        ("flat", rows_flat),
+        ("one", lambda length, engine: length == 1),
+        ("square", lambda length, engine: len(engine) > 1 and length == len(engine) ** 2),
+        ("one short", lambda length, engine: length == len(engine) - 1),
+        ("one more", lambda length, engine: length == len(engine) + 1),
+    ):
+        if all(fits(length, engine) for length, engine in lengths.values()):
+            return f.LengthPattern(what, kind, tuple(lengths))
+    return None
 
 
 def _everywhere(piece: Piece, part: Part, others: list[Run], j: int, diagnoses: Sequence[Diagnosis]) -> Finding | None:
@@ -582,7 +649,7 @@ def _known_slip(piece: Piece, runs: list[Run], first: Run) -> f.KnownSlip | None
             wrong = _slip_answer(piece, slip_name, run.case)
             if wrong is None:
                 continue
-            if not all(agrees(a, b, s) for a, b, s in zip(run.mine, wrong, run.case.scales)):
+            if not all(gives(b, a, s) for a, b, s in zip(run.mine, wrong, run.case.scales)):
                 fits = False
                 break
             telling = telling or not run.case.degenerate
@@ -755,7 +822,7 @@ def _value_for(sub: variants.Substitution, piece: Piece, run: Run, hints: Sequen
         return [v for part in out for _, v in entries(part)][k] - mine[k]
 
     start = sub.run(None, *_frozen(run.case))[1]
-    for a in (start, *hints, 2 * start, start / 2, 10 * start, start / 10, -start):
+    for a in (start, *hints, 2 * start, start / 2, 10 * start, start / 10, 100 * start, start / 100, -start):
         try:
             b = a * 1.01 + 1e-6
             fa, fb = gap(a), gap(b)
@@ -768,10 +835,23 @@ def _value_for(sub: variants.Substitution, piece: Piece, run: Run, hints: Sequen
         except (ArithmeticError, ValueError, TypeError):
             continue
         if abs(b - start) > RTOL * abs(start) and all(
-            agrees(x, m, s) for x, m, s in zip(out, run.mine, run.case.scales)
+            gives(x, m, s) for x, m, s in zip(out, run.mine, run.case.scales)
         ):
             return b
     return None
+
+
+def gives(other: Any, mine: Any, scale: float) -> bool:
+    """Does another rule's answer (a slip's, a changed rule's) give the reader's part, to rounding? Rounding is
+    measured at the larger of the engine's scale and the reader's answer's own: an answer far larger than the
+    engine's carries rounding of its own size, and Pythons round a sum differently (3.12's sum() is compensated),
+    so that a finding must not rest on the last bits of numbers larger than the tolerance's scale."""
+    own = largest(mine) if _finite_numbers(mine) else 0.0
+    return agrees(other, mine, max(scale, own))
+
+
+def _finite_numbers(value: Any) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for _, v in entries(value))
 
 
 def _frozen(case: Case) -> tuple:
@@ -799,7 +879,7 @@ def _gives(change: variants.Change, piece: Piece, run: Run) -> bool | None:
     except Exception:  # noqa: BLE001 (a changed rule that fails here says nothing about this run)
         return None
     assert run.mine is not None
-    return all(agrees(a, b, s) for a, b, s in zip(out, run.mine, run.case.scales))
+    return all(gives(a, b, s) for a, b, s in zip(out, run.mine, run.case.scales))
 
 
 def _changed(change: variants.Change, piece: Piece, first: Run, wrong: frozenset[str]) -> f.OneLine:
@@ -820,14 +900,8 @@ def _changed(change: variants.Change, piece: Piece, first: Run, wrong: frozenset
     )
 
 
-def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: Callable[..., Any]) -> f.OneLine:
-    """The changed line, with the reader's own line for it, and their expression there where it is found."""
-    rule = _rule(piece)
-    if rule is None or said.written:
-        return said
-    line = theirs.RuleLine(
-        said.kind, said.before, said.after, said.code, said.writes, tuple(rule.outputs), rule.arguments, rule.defined
-    )
+def _right_everywhere(piece: Piece, runs: list[Run]) -> Callable[[Callable[..., Any]], bool]:
+    """Is a function (the reader's, changed) right on every case? The cheapest cases first."""
     order = sorted(runs, key=_cost)
 
     def right(function: Callable[..., Any]) -> bool:
@@ -840,10 +914,53 @@ def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: C
                 return False
         return True
 
+    return right
+
+
+def _swapped_in_code(piece: Piece, runs: list[Run], backward: Callable[..., Any]) -> f.SwappedInCode | None:
+    """Two of the reader's expressions that, exchanged, make their function right on every case."""
+    try:
+        return theirs.swapped_pair(backward, _right_everywhere(piece, runs))
+    except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
+        return None
+
+
+def _rows_of_one_list(
+    piece: Piece, runs: list[Run], first: Run, backward: Callable[..., Any] | None
+) -> f.RowsOfOneList | None:
+    """A [row] * m in the reader's code that, made m lists, changes their answer on the first case missed."""
+    if backward is None or first.mine is None:
+        return None
+    mine = first.mine
+
+    def changes(function: Callable[..., Any]) -> bool:
+        try:
+            answer = as_parts(function(*copy.deepcopy(first.case.args)), piece.parts)
+        except Exception:  # noqa: BLE001 (their function, changed: raising is a change)
+            return True
+        return not all(agrees(a, b, s) for a, b, s in zip(answer, mine, first.case.scales))
+
+    try:
+        return theirs.rows_of_one_list(backward, changes, _right_everywhere(piece, runs))
+    except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
+        return None
+
+
+def _with_their_line(piece: Piece, runs: list[Run], said: f.OneLine, backward: Callable[..., Any]) -> f.OneLine:
+    """The changed line, with the reader's own line for it, and their expression there where it is found."""
+    rule = _rule(piece)
+    if rule is None:
+        return said
+    line = theirs.RuleLine(
+        said.kind, said.before, said.after, said.code, said.writes, tuple(rule.outputs), rule.arguments, rule.defined
+    )
+    right = _right_everywhere(piece, runs)
     try:
         found = theirs.their_change(backward, line, right)
     except Exception:  # noqa: BLE001 (reading the reader's code must not hide what the numbers say)
-        return said
+        found = None
+    if said.written and (found is None or not found.theirs):  # the page's number, but not written in their code
+        return dataclasses.replace(said, number_in_code=theirs.writes_number(backward, said.after))
     return said if found is None else dataclasses.replace(said, theirs=found)
 
 

@@ -273,6 +273,18 @@ def all_zero(p: Part) -> f.AllZero | None:
     return None
 
 
+def running_sum(p: Part) -> f.RunningSum | None:
+    """Each entry of a list the sum of the engine's up to it: a running sum kept from one entry to the next."""
+    if not p.wrong or len(p.e) < 3 or any(len(index) != 1 for index, _ in p.e):
+        return None
+    total = 0.0
+    for (_, a), (_, b) in zip(p.m, p.e):
+        total += b
+        if not p.close(a, total):
+            return None
+    return f.RunningSum(p.name)
+
+
 def constant_factor(p: Part, named_only: bool = True) -> f.ConstantFactor | f.NearlyZero | None:
     """Every entry the same multiple of the engine's; named_only: only a factor that is a size, 2, 1/2 or -1."""
     if all(v == 0 for _, v in p.m):
@@ -746,7 +758,7 @@ Diagnosis = Callable[[Part], Finding | None]
 
 # said only if it holds on every case missed: crisp first, then the sums' terms (after the one line changed)
 CRISP: tuple[Diagnosis, ...] = (all_zero, constant_factor, constant_offset, rounded, close_not_exact, floor_division)
-CRISP += (whole_numbers, times_an_argument, one_row_everywhere)
+CRISP += (whole_numbers, times_an_argument, one_row_everywhere, running_sum)
 TERMS: tuple[Diagnosis, ...] = (
     one_term,
     terms_at_an_end,

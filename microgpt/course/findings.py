@@ -263,6 +263,21 @@ class LengthIsASize(Finding):
 
 
 @dataclass(frozen=True)
+class LengthPattern(Finding):
+    """A part's wrong length, the same against the engine's on every case it is wrong: "one" (a single entry),
+    "one short", "one more", "square" (len squared: a pair of loops), "flat" (the rows' entries in one list)."""
+
+    TELLS: ClassVar[Tells] = Tells.SHAPE
+    part: str
+    kind: str
+    cases: tuple[int, ...]
+
+    @property
+    def asks(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
 class WrongShape(Finding):
     """A part of the wrong shape: the problem, and, if it is another size on every case, that; where the function
     raised on other cases, which it raised."""
@@ -273,10 +288,11 @@ class WrongShape(Finding):
     size: LengthIsASize | None = None
     raised_on: tuple[int, ...] = ()
     errors: tuple[str, ...] = ()
+    pattern: LengthPattern | None = None  # where no size is its length: how its length stands to the engine's
 
     @property
     def asks(self) -> bool:
-        return self.problem.asks or self.size is not None
+        return self.problem.asks or self.size is not None or self.pattern is not None
 
 
 # ---------------------------------------------------------------- results shared or copied
@@ -326,6 +342,18 @@ class Copied(Finding):
 class AllZero(Finding):
     TELLS: ClassVar[Tells] = Tells.WHOLE
     part: str
+
+
+@dataclass(frozen=True)
+class RunningSum(Finding):
+    """Each entry the sum of the engine's up to it: a running sum not started again for each entry."""
+
+    TELLS: ClassVar[Tells] = Tells.WHOLE
+    part: str
+
+    @property
+    def asks(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -679,6 +707,32 @@ class TheirChange:
 
 
 @dataclass(frozen=True)
+class RowsOfOneList(Finding):
+    """A list of rows the reader made by repeating one row ([[0.0] * n] * m), so that its rows are one list: made
+    m lists, their answer changes (microgpt.course.theirs)."""
+
+    TELLS: ClassVar[Tells] = Tells.OBJECTS
+    ALONE: ClassVar[bool] = True
+    line: TheirLine
+    name: str  # the name it is assigned to ("" if none)
+    code: str  # as they wrote it
+    fix: str  # each row its own list: [[0.0] * n for _ in range(m)]
+    right: bool  # with that fix alone, their function is right on every case
+
+
+@dataclass(frozen=True)
+class SwappedInCode(Finding):
+    """Two expressions of the reader's in each other's place: exchanged, their function is right on every case
+    (microgpt.course.theirs)."""
+
+    TELLS: ClassVar[Tells] = Tells.LINE
+    ALONE: ClassVar[bool] = True
+    line: TheirLine
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
 class OneLine(Finding):
     """The one line of the rule that, changed, gives the reader's answer on every case."""
 
@@ -693,6 +747,8 @@ class OneLine(Finding):
     written: bool = False  # the page's number written where the size belongs
     here: Any = None  # the size's value in this case
     theirs: TheirChange | None = None  # the reader's line it stands for, where it is known
+    # for a written size whose line of theirs is not found: whether the number is in their code (None: not known)
+    number_in_code: bool | None = None
     code: str = ""  # the rule's line, whole (to find the reader's like it)
     writes: frozenset[str] = frozenset()  # the names the rule's line writes
 
@@ -709,7 +765,15 @@ class OneLine(Finding):
 
     @property
     def asks(self) -> bool:
-        return self.written or self.guessed
+        return self.written_as_number or self.guessed
+
+    @property
+    def written_as_number(self) -> bool:
+        """A written size that may be the number itself in the reader's code: asked about, never claimed."""
+        theirs = self.theirs
+        if not self.written or self.number_in_code is False:
+            return False
+        return theirs is None or not theirs.theirs or theirs.theirs == self.after
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,15 @@ size an answer gets wrong can be named:
     second          "ada"                  T = 4   27 tokens   n_embd 12   2 heads of 6    block_size 8
     third           "hassie"'s first step  T = 1    6 tokens   n_embd 6    3 heads of 2    block_size 4
     narrow          "hassie", 4 positions  T = 4    6 tokens   n_embd 6    3 heads of 2    block_size 4
+    few_tokens      "ellie"                T = 6    4 tokens   n_embd 4    2 heads of 2    block_size 8
 
 "ada" reads the token 0 twice and predicts it twice (the first index, and a repeated token); "deedee" reads
 d twice and e four times (a row read more than twice: an answer that adds only pairs of reads fails); "evangelina"
 reads a, e and n twice; every document ends on BOS, the last index. "narrow" is the one step with
 several positions whose d_h (2) is not a perfect square: math.isqrt(d_h) and math.sqrt(d_h) differ there, and
-no square number written for d_h gives its scale. Each step is recorded once per
+no square number written for d_h gives its scale. "ellie" is the one step whose token table has fewer rows (4) than
+the document has positions (6): an answer that bounds its loop over the positions by the table's rows loses the
+last two there, one of them the first read of its row. Each step is recorded once per
 interpreter, apart from the one the pages share (a reader's second backward() on that one cannot change
 a checker's answers).
 """
@@ -103,6 +106,14 @@ def narrow() -> Recording:
     tokenizer = Tokenizer.from_docs(["hassie"])
     model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=6, n_head=3, block_size=4), seed=3)
     return Recording("hassie", _backward(record(model, tokenizer.encode("hassie")[:5])))
+
+
+@functools.cache
+def few_tokens() -> Recording:
+    """A model whose vocabulary is the three letters of "ellie" and BOS, on that name: 4 rows, read at 6 positions."""
+    tokenizer = Tokenizer.from_docs(["ellie"])
+    model = Model.init(GPTConfig(vocab_size=tokenizer.vocab_size, n_embd=4, n_head=2, block_size=8), seed=5)
+    return Recording("ellie", _backward(record(model, tokenizer.encode("ellie"))))
 
 
 def _backward(step: Step) -> Step:

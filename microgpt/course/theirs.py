@@ -19,12 +19,13 @@ import copy
 import difflib
 import inspect
 import io
+import itertools
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from microgpt.course.findings import TheirChange, TheirLine
+from microgpt.course.findings import RowsOfOneList, SwappedInCode, TheirChange, TheirLine
 
 EXPRESSIONS = frozenset({"operand", "index", "range", "size", "call", "constant", "compare", "term", "alternative"})
 STATEMENTS = frozenset({"accumulate"})  # a change of a whole line, found in theirs as it is
@@ -238,6 +239,179 @@ def _with(source: Source, old: ast.AST, new: ast.AST) -> Callable[..., Any] | No
     return made if callable(made) else None
 
 
+OPERATORS = {ast.Add: "+=", ast.Sub: "-="}
+
+
+def _written_as(stmt: ast.stmt) -> tuple[str, ast.expr, ast.expr] | None:
+    """How a line writes one target, the target and the value: ("+=", dqs[i][j], ...); None for any other line."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        return "=", stmt.targets[0], stmt.value
+    if isinstance(stmt, ast.AugAssign) and type(stmt.op) in OPERATORS:
+        return OPERATORS[type(stmt.op)], stmt.target, stmt.value
+    return None
+
+
+def _their_operator(
+    source: Source, stmts: list[ast.stmt], before: ast.stmt, after: Any, right: Callable[[Callable[..., Any]], bool]
+) -> TheirChange | None:
+    """A line of theirs that writes the rule's target with the changed rule's operator (= where += belongs), when
+    writing it with the rule's operator instead makes their whole function right: said as the operator alone, in
+    their own line, since the rest of their line is theirs and right."""
+    rule, changed = _written_as(before), _written_as(after) if isinstance(after, ast.stmt) else None
+    if rule is None or changed is None or rule[0] == changed[0]:
+        return None
+    for stmt in stmts:
+        theirs = _written_as(stmt)
+        if theirs is None or theirs[0] != changed[0] or ast.unparse(theirs[1]) != ast.unparse(rule[1]):
+            continue
+        _, target, value = theirs
+        op = {"+=": ast.Add(), "-=": ast.Sub()}.get(rule[0])
+        if op is None:
+            fix: ast.stmt = ast.Assign([target], value)
+        elif isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
+            fix = ast.AugAssign(target, op, value)
+        else:
+            continue
+        fixed = _with(source, stmt, ast.copy_location(fix, stmt))
+        if fixed is not None and right(fixed):
+            return TheirChange(source.line(stmt), changed[0], rule[0], changed[0])
+    return None
+
+
+def _a_row(node: ast.expr) -> bool:
+    """A list display, a list comprehension or a repeated list: a row."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return isinstance(node.left, ast.List) or isinstance(node.right, ast.List)
+    return isinstance(node, (ast.List, ast.ListComp))
+
+
+def rows_of_one_list(
+    function: Callable[..., Any],
+    changes: Callable[[Callable[..., Any]], bool],
+    right: Callable[[Callable[..., Any]], bool],
+) -> RowsOfOneList | None:
+    """A [row] * m in the reader's code that, made m rows of their own, changes their answer (changes(fixed)
+    says): the rows of one list, written into, are the slip or one of them. None where there is none, or no source."""
+    source = source_of(function)
+    if source is None or source.function.__code__.co_freevars:
+        return None
+    names = {id(s.value): ast.unparse(s.targets[0]) for s in ast.walk(source.fn) if isinstance(s, ast.Assign)}
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+    with quiet[0], quiet[1]:
+        for node in ast.walk(source.fn):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+                continue
+            for row, count in ((node.left, node.right), (node.right, node.left)):
+                if not (isinstance(row, ast.List) and len(row.elts) == 1 and _a_row(row.elts[0])):
+                    continue
+                each = ast.comprehension(
+                    ast.Name("_", ast.Store()), ast.Call(ast.Name("range", ast.Load()), [count], []), [], 0
+                )
+                fix = ast.ListComp(row.elts[0], [each])
+                fixed = _with(source, node, fix)
+                if fixed is not None and changes(fixed):
+                    made = f"[{source.code(row.elts[0])} for _ in range({source.code(count)})]"
+                    name = names.get(id(node), "")
+                    return RowsOfOneList(source.line(node), name, source.code(node), made, right(fixed))
+    return None
+
+
+SWAPS = 60  # pairs of the reader's expressions tried in each other's place, at most (a verdict's time stays bounded)
+
+
+def _pairs(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """Pairs of expressions a learner puts in each other's place: two arguments of one call, two entries of one
+    tuple or list, or the entries at one place in two tuples of one tuple ((wv, dks), (wk, dvs))."""
+    value = (ast.Name, ast.Subscript, ast.Attribute, ast.ListComp, ast.Call)
+    if isinstance(node, ast.Call):
+        groups = [node.args]
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        rows = [e.elts for e in node.elts if isinstance(e, (ast.Tuple, ast.List))]
+        groups = [node.elts, *(list(column) for column in zip(*rows))]
+    else:
+        return
+    for group in groups:
+        kept = [e for e in group if isinstance(e, value)]
+        for i, a in enumerate(kept):
+            for b in kept[i + 1 :]:
+                if ast.unparse(a) != ast.unparse(b):
+                    yield a, b
+
+
+def _places(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
+    """Where each node of a tree is held: its parent, the field, and the index in that field's list (or None)."""
+    places: dict[int, tuple[ast.AST, str, int | None]] = {}
+    for parent in ast.walk(tree):
+        for name, value in ast.iter_fields(parent):
+            if isinstance(value, list):
+                for k, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        places[id(item)] = (parent, name, k)
+            elif isinstance(value, ast.AST):
+                places[id(value)] = (parent, name, None)
+    return places
+
+
+def _put(place: tuple[ast.AST, str, int | None], node: ast.AST) -> None:
+    parent, name, k = place
+    if k is None:
+        setattr(parent, name, node)
+    else:
+        getattr(parent, name)[k] = node
+
+
+@contextlib.contextmanager
+def _exchanged(places: dict[int, tuple[ast.AST, str, int | None]], a: ast.AST, b: ast.AST) -> Iterator[None]:
+    """The tree with the nodes a and b in each other's place, for the block's time (a copy of a large tree for
+    every pair tried would cost more than the tries)."""
+    at_a, at_b = places[id(a)], places[id(b)]
+    _put(at_a, b)
+    _put(at_b, a)
+    try:
+        yield
+    finally:
+        _put(at_a, a)
+        _put(at_b, b)
+
+
+def swapped_pair(function: Callable[..., Any], right: Callable[[Callable[..., Any]], bool]) -> SwappedInCode | None:
+    """Two expressions of the reader's, put in each other's place, that make their function right on every case:
+    the arguments of a call in the wrong order, two names exchanged in a tuple. None where none does."""
+    source = source_of(function)
+    if source is None or source.function.__code__.co_freevars:
+        return None
+    whiles = {id(n) for w in ast.walk(source.fn) if isinstance(w, ast.While) for n in ast.walk(w)}  # may not end
+    every = (pair for node in ast.walk(source.fn) if id(node) not in whiles for pair in _pairs(node))
+    pairs = list(itertools.islice(every, SWAPS))
+    places = _places(source.fn)
+    quiet = contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())
+    with quiet[0], quiet[1]:
+        for a, b in pairs:
+            namespace = dict(source.function.__globals__)
+            with _exchanged(places, a, b):
+                try:
+                    code = compile(ast.Module([source.fn], []), "<your function, two expressions exchanged>", "exec")
+                except Exception:  # noqa: BLE001 (an exchange that does not compile fixes nothing)
+                    continue
+            exec(code, namespace)  # noqa: S102
+            made = namespace.get(source.fn.name)
+            if callable(made) and right(made):
+                return SwappedInCode(source.line(a), source.code(a), source.code(b))
+    return None
+
+
+def writes_number(function: Callable[..., Any], code: str) -> bool | None:
+    """Whether the reader's function has the number code ("4") written in it; None where its source is not at hand."""
+    source = source_of(function)
+    try:
+        number = ast.literal_eval(code)
+    except (ValueError, SyntaxError):
+        return None
+    if source is None:
+        return None
+    return any(isinstance(n, ast.Constant) and n.value == number for n in ast.walk(source.fn))
+
+
 def their_change(
     function: Callable[..., Any], rule: RuleLine, right: Callable[[Callable[..., Any]], bool]
 ) -> TheirChange | None:
@@ -262,6 +436,19 @@ def their_change(
                     fixed = _with(source, node, before) if before is not None else None
                     if before is None or (fixed is not None and right(fixed)):  # checked where it can be
                         return TheirChange(source.line(node), source.code(node), shown, changed)
+        if rule.kind in EXPRESSIONS and before is not None and changed:  # the changed code on another line of
+            # theirs (the list a loop reads, (wv, dmixed)): said as theirs only where putting the rule's back there
+            # makes their function right, so that the line quoted is the one to change
+            for node in ast.walk(source.fn):
+                if isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+                    if ast.unparse(node) == changed:
+                        fixed = _with(source, node, before)
+                        if fixed is not None and right(fixed):
+                            return TheirChange(source.line(node), source.code(node), shown, changed)
+        if rule.kind in STATEMENTS and isinstance(before, ast.stmt):  # their line writes as the changed rule's
+            found = _their_operator(source, stmts, before, after, right)
+            if found is not None:
+                return found
         if rule.kind in EXPRESSIONS and isinstance(before, ast.expr):
             for node in _tried(source, stmts, after if isinstance(after, ast.expr) else None):
                 if ast.unparse(node) == said:

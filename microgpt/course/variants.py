@@ -19,7 +19,7 @@ Here they are:
     range       a loop one short or one long, or starting at 1; a bound for another (the causal limit)
     size        a size written as the page's number (16 for len(x)), or off by one (T - 1)
     term        a term or a factor left out, a sign, an operator (// for /, * for /), two sides swapped
-    call        sqrt or exp left out
+    call        sqrt or exp left out, a list's length for its sum (len(e) for sum(e))
     constant    a constant changed (eps left out, r**2 for r**3)
     compare     another comparison (>= for >, != for ==)
     accumulate  = where += belongs (each pass replaces the sum so far), or -=
@@ -474,6 +474,8 @@ class _Sites:
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr in ("sqrt", "exp") and len(node.args) == 1:
             self.add(node, node.args[0], "call", Guess.SQRT_LEFT_OUT if f.attr == "sqrt" else Guess.EXP_LEFT_OUT)
+        if isinstance(f, ast.Name) and f.id == "sum" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+            self.add(node, ast.Call(_name("len"), [node.args[0]], []), "call")  # a list's length for its sum
         for arg in node.args:
             self.expression(arg)
 

@@ -183,6 +183,29 @@ def _(x: f.SharedRows) -> str:
     )
 
 
+@_words(f.RowsOfOneList)
+def _(x: f.RowsOfOneList) -> str:
+    what = f"{x.name}'s rows are" if x.name else "the rows it makes are"
+    then = (
+        " Made so, yours agrees with the engine on every case."
+        if x.right
+        else " Made so, yours still differs from the engine's: that is not the only slip."
+    )
+    return (
+        f"{what} one and the same list, in your line {x.line.line}:{_quoted(x.line)}\n"
+        f" {x.code} repeats one row, so what is written into one row is in all of them.\n"
+        f" Make each row its own list: {x.fix}.{then}"
+    )
+
+
+@_words(f.SwappedInCode)
+def _(x: f.SwappedInCode) -> str:
+    return (
+        f"{x.a} and {x.b} are in each other's place, in your line {x.line.line}:{_quoted(x.line)}\n"
+        " Exchanged, yours agrees with the engine on every case."
+    )
+
+
 @_words(f.Swapped)
 def _(x: f.Swapped) -> str:
     what = "the numbers" if x.numbers else "the shape"
@@ -222,7 +245,8 @@ def _(x: f.NotAList) -> str:
 
 @_words(f.WrongLength)
 def _(x: f.WrongLength) -> str:
-    said = f"{x.what} has {x.length} entries where the engine's has {x.engine} (its shape: {x.shape})."
+    entries = "1 entry" if x.length == 1 else f"{x.length} entries"
+    said = f"{x.what} has {entries} where the engine's has {x.engine} (its shape: {x.shape})."
     if x.filtered:
         said += (
             "\n That is one entry for each nonzero entry of the engine's: a filter (an if in the"
@@ -250,15 +274,44 @@ def _(x: f.PartsCount) -> str:
 def _(x: f.LengthIsASize) -> str:
     return (
         f"On {cases(x.cases)}, {x.part} has {x.size} entries, whatever its right length:\n"
-        f" is {x.part}'s list made, or its loop run, over {x.size} where another size belongs?"
+        f" is {_possessive(x.part)} list made, or its loop run, over {x.size} where another size belongs?"
     )
+
+
+def _possessive(what: str) -> str:
+    """dz's; each row of d(table): its."""
+    return "its" if " " in what else f"{what}'s"
+
+
+LENGTHS = {
+    "one": "holds one entry:\n is an append, or the return, indented where it runs once (after the loop, or in it)?",
+    "one short": "is one entry short: a loop that stops one early?",
+    "one more": "has one entry too many: a loop that runs one past the end?",
+    "square": (
+        "has the engine's length squared, an entry for every pair:\n"
+        " two for clauses in one comprehension, or an append inside an inner loop?"
+    ),
+    "flat": "is one flat list: are the brackets that make each row a list left out?",
+}
+
+
+@_words(f.LengthPattern)
+def _(x: f.LengthPattern) -> str:
+    return f"On {cases(x.cases)}, {x.part} {LENGTHS[x.kind]}"
 
 
 @_words(f.WrongShape)
 def _(x: f.WrongShape) -> str:
     lines = [f"shape: {word(x.problem)}"]
+    flat = x.pattern is not None and x.pattern.kind == "flat" and isinstance(x.problem, f.WrongLength)
+    if flat and isinstance(x.problem, f.WrongLength) and " x " in x.problem.shape:  # a length against a row count
+        rows, columns = x.problem.shape.split(" x ")[:2]
+        p = x.problem
+        lines = [f"shape: {p.what} is one flat list of {p.length} numbers; the engine's is {rows} rows of {columns}."]
     if x.size is not None:
         lines.append(word(x.size))
+    if x.pattern is not None:
+        lines.append(word(x.pattern))
     if x.raised_on:
         lines.append(f"On {cases(x.raised_on)}, your function raised {_or(x.errors)}.")
     return "\n ".join(lines)
@@ -355,6 +408,14 @@ def _(x: f.TimesArgument) -> str:
     )
 
 
+@_words(f.RunningSum)
+def _(x: f.RunningSum) -> str:
+    return (
+        f"{x.part}: each entry of yours is the sum of the engine's up to it:\n"
+        " is a running sum set to 0 once, before the loop, where each entry needs its own?"
+    )
+
+
 @_words(f.OneRow)
 def _(x: f.OneRow) -> str:
     return (
@@ -387,17 +448,21 @@ def _(x: f.TermInstead) -> str:
 def _(x: f.TermWeights) -> str:
     said, asides = [], []
     for name, weight in x.weights:
+        many = " terms " in f"{name} "  # the average's other terms -w_t sum_(u != t) w_u gamma_u
         if weight.value == 0:
-            said.append(f"{name} is missing")
+            said.append(f"{name} {'are' if many else 'is'} missing")
         elif abs(weight.value + 1) <= 1e-6:
-            said.append(f"{name} has its sign flipped")
+            said.append(f"{name} {'have their' if many else 'has its'} sign flipped")
         else:
             words, aside = said_times(weight)
-            said.append(f"{name} is {words}")
+            said.append(f"{name} {'are' if many else 'is'} {words}")
             asides.append(aside)
     off = {name for name, _ in x.weights}
     right = [n for n in x.names if n not in off]
     aside = " ".join(a for a in asides if a)
+    if len(x.names) > 2 and right:  # the term that differs first; its terms listed would hide it
+        others = "its other terms are" if len(right) > 1 else f"its other term, {right[0]}, is"
+        return sentence(f"{x.part}: in yours, {_and(said)};\n {others} right{_aside(aside)}")
     return sentence(f"{_sum_of(x.part, x.names, right)}{_and(said)}{_aside(aside)}")
 
 
@@ -570,9 +635,18 @@ def _(x: f.OneLine) -> str:
     if x.kind == "argument":
         how = sentence(f"as if {x.before} were {x.after}{guess}")
         return f"{_results(x.results)}: yours is what the rule gives with one change:\n {how}"
-    if x.written:  # the page's number where a size belongs: the number is the reader's, whatever they wrote
-        how = f"{x.after} where {x.before} belongs: {x.size} is {x.here} in this case and {x.after} in the page's step."
-        return f"{head}\n {how} Is {x.after} written as a number?"
+    if x.written:  # the page's number where a size belongs: said as theirs only where their code has it
+        sizes = f"{x.size} is {x.here} in this case and {x.after} in the page's step."
+        if theirs is not None and theirs.theirs:  # their expression (the number, or a size of theirs), their line
+            sizes = f"{before} is {x.here} in this case and {x.after} in the page's step."
+            where = f"in your line {theirs.line.line}"
+            return f"{head}\n {theirs.theirs} where {before} belongs, {where}: {sizes}{_quoted(theirs.line)}"
+        if x.number_in_code is False:  # no such number in their code: another size of that value, not a number
+            return (
+                f"{head}\n {x.after} where {x.before} belongs: {sizes}\n"
+                f" No {x.after} is written in your code: is another size, {x.after} in the page's step too, used there?"
+            )
+        return f"{head}\n {x.after} where {x.before} belongs: {sizes} Is {x.after} written as a number?"
     if x.kind == "line":
         how = f"without the line {x.before}"
     elif x.left_out is not None:
@@ -600,9 +674,10 @@ def _(x: f.Substituted) -> str:
         )
     else:
         kept = f" So the slip is in {x.name}, in what it is computed from, or in a factor multiplied with it."
+    theirs, computed = _apart(x.theirs, x.computed)
     return (
         f"{_results(x.results)}: yours is what the rule gives with another value for"
-        f" {x.name}, {x.role}:\n {x.theirs:.4g} where the engine's is {x.computed:.4g}.{kept}"
+        f" {x.name}, {x.role}:\n {theirs} where the engine's is {computed}.{kept}"
     )
 
 
@@ -612,6 +687,15 @@ def _(x: f.SomeRaised) -> str:
     return (
         f"Right on {right}, wrong on {cases(x.wrong)}, and on {cases(x.raised)} your function raised {_or(x.errors)}."
     )
+
+
+def _apart(a: float, b: float) -> tuple[str, str]:
+    """Two numbers to 4 significant digits, or to as many more (up to 10) as show them different."""
+    for digits in range(4, 11):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1]:
+            break
+    return shown
 
 
 def _sizes(sizes: Sequence[tuple[str, Sequence[Any]]]) -> str:
@@ -697,8 +781,8 @@ def _(x: f.CouldNotSay) -> str:
 def _(x: f.ChangedArguments) -> str:
     where = ""
     if x.at is not None:
-        at = "".join(f"[{i}]" for i in x.at)
-        where = f" ({x.arguments[0]}{at} was {x.was:.4g}, and is now {x.now:.4g})"
+        at, (was, now) = "".join(f"[{i}]" for i in x.at), _apart(x.was, x.now)
+        where = f" ({x.arguments[0]}{at} was {was}, and is now {now})"
     which = f"argument {x.arguments[0]}" if len(x.arguments) == 1 else f"arguments {', '.join(x.arguments)}"
     return f"{x.function} changed its {which}{where}.\n Compute new lists instead: the caller's lists are still in use."
 

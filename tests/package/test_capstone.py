@@ -192,7 +192,7 @@ def test_a_piece_given_wrong_arguments_is_not_blamed_its_caller_is(position):
         "attention_head_backward is the first of your pieces to differ from the solution,\n"
         " in its call for head 0:\n"
         f" its call of softmax_backward for head 0 at position {position} is not the solution's:\n"
-        f" gamma has 1 entries where the solution's has {position + 1} (its shape: {position + 1})."
+        f" gamma has 1 entry where the solution's has {position + 1} (its shape: {position + 1})."
     )
 
 

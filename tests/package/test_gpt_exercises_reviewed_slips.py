@@ -801,8 +801,7 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
         "softmax_backward",
         sm_diag_no_1mw,
         "off-diagonal sum over u != t with the diagonal's w_t gamma_t (no (1 - w_t))",
-        "ds is the sum of the direct term w_t gamma_t, the average's own term -w_t w_t gamma_t and the average's "
-        "other terms -w_t sum_(u != t) w_u gamma_u.",
+        "ds: in yours, the average's own term -w_t w_t gamma_t is missing;\n its other terms are right.",
         NAMED,
     ),
     (
@@ -831,8 +830,8 @@ REVIEWED = [  # (piece, slip, what the reviewer wrote it as, what the verdict mu
         "softmax_backward",
         sm_jac_sign,
         "the full Jacobian with the off-diagonal sign wrong: +w_t w_u",
-        "ds is the sum of the direct term w_t gamma_t, the average's own term -w_t w_t gamma_t and the average's "
-        "other terms -w_t sum_(u != t) w_u gamma_u.",
+        "ds: in yours, the average's other terms -w_t sum_(u != t) w_u gamma_u have their sign flipped;\n"
+        " its other terms are right.",
         NAMED,
     ),
     (

@@ -42,7 +42,11 @@ def _by_kind(*kinds):
 SAID = {
     "emb_pairs_only": ("row 4 (read at positions 2, 3, 5, 6)", "the only one with a row read 4 times", LOCATED),
     "head_dv_over_keys": ("dvs is wrong and dqs and dks are right.", "dv_t collects w_t g_i", LOCATED),
-    "att_linear_args_swapped": ("and wrong at every other position too", "The engine's is 0 there because", LOCATED),
+    "att_linear_args_swapped": (
+        "ds_[t] and xs[t] are in each other's place, in your line",
+        "Exchanged, yours agrees with the engine on every case.",
+        NAMED,
+    ),
     "rms_second_term_no_eps": ("another value for gx", "or in a factor multiplied with it", LOCATED),
     "att_first_T_memo": ("Right on case 1, wrong on case 2, which has its sizes", "earlier call", NAMED),
     "head_skip_zero_gradient_rows": (
@@ -140,7 +144,11 @@ SAID = {
     "head_d_h_is_T": ("raised IndexError", "at line 17, in attention_head_backward", LOCATED),
     "head_anticausal": ("dks: nonzero at positions 4 to 6", "(the causal limit)", LOCATED),
     "head_causal_one_long": ("dks: nonzero at position 4", "(the causal limit)", LOCATED),
-    "att_dx_assign": ("the path through v, wv^T dv is right", "the path through q, wq^T dq is missing", NAMED),
+    "att_dx_assign": (
+        "its other term, the path through v, wv^T dv, is right",
+        "the path through q, wq^T dq is missing",
+        NAMED,
+    ),
     "att_mixed_from_qs": ("in the heads' output", "qs[t][hs][j] where vs[t][hs][j] belongs", NAMED),
     "att_dm_not_sliced": ("dwq: wrong at heads 1 to 3; right at head 0.", "", LOCATED),
     "att_ks_from_wq": ("in the keys", "wq where wk belongs", NAMED),
@@ -182,7 +190,7 @@ SAID = {
         "is a list cut at 7 entries, or T written as a number?",
         NAMED,
     ),
-    "att_n_embd_16": ("in a head's width d_h", "16 where n_embd belongs", NAMED),
+    "att_n_embd_16": ("in a head's width d_h", "16 where len(xs[0]) belongs, in your line 5", NAMED),
     "emb_only_13_adds": ("Right on case 1, wrong on case 2, which has its sizes", "earlier call", NAMED),
     "emb_rows_27": ("raised IndexError", "written as a number (rows = 27 and len(grads[0]) = 16)?", NAMED),
 }

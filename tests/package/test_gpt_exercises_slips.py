@@ -391,7 +391,11 @@ INVENTED = [  # (piece, slip, what the verdict must say (or the words, in order)
     (
         "rmsnorm_backward",
         rms_n_written_16,
-        "16 where n belongs: n is 20 in this case and 16 in the page's step. Is 16 written as a number?",
+        (
+            "16 where len(x) belongs, in your line ",
+            ": len(x) is 20 in this case and 16 in the page's step.\n"
+            "     return [r * gi - r**3 * gx / 16 * xi for gi, xi in zip(g, x)]",
+        ),
         NAMED,
     ),
     ("rmsnorm_backward", rms_r_squared, "-(r^3/n)(g . x) x is 0.1457 times the engine's (0.1457 is 1/r here)", NAMED),
