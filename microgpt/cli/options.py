@@ -7,7 +7,9 @@ option's range is checked where its bounds are known (see main.py), and a refusa
 """
 
 import argparse
+import math
 import re
+import sys
 from collections.abc import Callable
 
 WHOLE = re.compile(r"[+-]?[0-9]+")
@@ -30,14 +32,21 @@ def whole_number(kind: str = "a whole number") -> Callable[[str], int]:
     return read
 
 
-def decimal_number(kind: str, example: str) -> Callable[[str], float]:
-    """argparse's type for a number in ASCII digits, with a decimal point or an exponent (0.01, 1e-3)."""
+def positive_number(example: str) -> Callable[[str], float]:
+    """argparse's type for a positive number in ASCII digits, with a decimal point or an exponent (0.01, 1e-3),
+    that a float holds (1e999 is refused, not read as infinity)."""
 
     def read(text: str) -> float:
         if not DECIMAL.fullmatch(text):
             raise argparse.ArgumentTypeError(
-                f"invalid value {text!r}: {kind} in ASCII digits (0-9), such as {example}, is expected"
+                f"invalid value {text!r}: a positive number in ASCII digits (0-9), such as {example}, is expected"
             )
-        return float(text)  # may be inf (1e999): the option's own check says what it must be
+        value = float(text)
+        if not 0 < value < math.inf:
+            most = f"{sys.float_info.max:.1e}".replace("+", "")  # 1.8e308
+            raise argparse.ArgumentTypeError(
+                f"invalid value {text!r}: a positive number no larger than {most}, such as {example}, is expected"
+            )
+        return value
 
     return read

@@ -259,20 +259,58 @@ def test_an_error_quotes_the_file_only_briefly(saved, change, quoted):
 # --- what may be replaced, and how much room a checkpoint takes --------------------------------
 
 
-@pytest.mark.parametrize(
-    "content",
-    [b"anna\nbob\n", b"{}", b'{"format": "other"}', b"[1, 2]", b"\x00" * 10, b'{"meta": ["format"], "format": "x"}'],
-    ids=["text", "json-object", "other-format", "json-list", "binary", "lookalike"],
-)
-def test_a_file_that_is_not_a_checkpoint_is_never_replaced(tmp_path, trained, content):
+def mine(saved) -> dict:
+    """A JSON document of a user's own that says it is a microgpt checkpoint, and is not one."""
+    return {"format": checkpoint.FORMAT, "version": checkpoint.VERSION, "notes": "mine", "config": {}}
+
+
+NOT_CHECKPOINTS = {  # what a file holds, and why it is not replaced
+    "text": (lambda saved: b"anna\nbob\n", "is not valid JSON: Expecting value at line 1 column 1"),
+    "json-object": (lambda saved: b"{}", 'is not a microgpt checkpoint (no "format": "microgpt-checkpoint")'),
+    "other-format": (lambda saved: b'{"format": "other"}', 'is not a microgpt checkpoint (no "format"'),
+    "json-list": (lambda saved: b"[1, 2]", 'is not a microgpt checkpoint (no "format"'),
+    "binary": (lambda saved: b"\x00" * 10, "is not valid JSON"),
+    "not-utf8": (lambda saved: b"\xff\xfe{}", "is not valid JSON: not UTF-8 text (byte 0)"),
+    "lookalike": (lambda saved: b'{"meta": ["format"], "format": "x"}', 'is not a microgpt checkpoint (no "format"'),
+    # the issue's cases: only the first 64 KiB was read, and a blank start counted as empty
+    "notes-after-a-blank-start": (lambda saved: b" " * 65536 + b"my notes\n", "line 1 column 65537"),
+    "only-whitespace": (lambda saved: b" \n\t\n", "is not empty: it holds 4 bytes of whitespace"),
+    "users-json-that-says-it-is-one": (lambda saved: json.dumps(mine(saved)).encode(), "has no 'vocab' field"),
+    "a-checkpoint-then-notes": (lambda saved: saved.read_bytes() + b"\nmy notes\n", "Extra data at line 2"),
+    "a-checkpoint-with-a-matrix-wrong": (
+        lambda saved: saved.read_text().replace('"wpe": [[', '"wpe": [[0.5, ', 1).encode(),
+        "wpe is ragged",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_CHECKPOINTS, ids=list(NOT_CHECKPOINTS))
+def test_a_file_that_is_not_a_checkpoint_is_never_replaced(tmp_path, saved, trained, case):
+    content, why = NOT_CHECKPOINTS[case]
     out = tmp_path / "notes.json"
-    out.write_bytes(content)
-    with pytest.raises(InputError, match="is a file that is not a microgpt checkpoint; microgpt replaces only its own"):
+    out.write_bytes(content(saved))
+    before = out.read_bytes()
+    for attempt in (lambda: checkpoint.check_out(out), lambda: checkpoint.save(out, *trained)):
+        with pytest.raises(InputError) as refused:
+            attempt()
+        message = str(refused.value)
+        assert why in message and str(out) in message, message
+        assert message.endswith(
+            "; microgpt replaces only its own checkpoints and empty files, so that no other file is lost: "
+            "choose another path, or remove the file first"
+        )
+    assert out.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == sorted(["notes.json", saved.name])
+
+
+def test_a_file_larger_than_any_checkpoint_is_never_replaced_nor_read(tmp_path, saved, trained):
+    out = tmp_path / "big.json"
+    out.write_bytes(saved.read_bytes())  # a checkpoint's start, then a sparse gigabyte
+    with open(out, "r+b") as f:
+        f.truncate(10**9)
+    with pytest.raises(InputError, match=r"is too large: 1,000,000,000 bytes or more; microgpt reads at most "):
         checkpoint.check_out(out)
-    with pytest.raises(InputError, match="is a file that is not a microgpt checkpoint"):
-        checkpoint.save(out, *trained)
-    assert out.read_bytes() == content
-    assert os.listdir(tmp_path) == ["notes.json"]
+    assert out.stat().st_size == 10**9
 
 
 @pytest.mark.parametrize("how", ["as-saved", "keys-sorted", "indented", "empty"])

@@ -14,7 +14,9 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from microgpt.cli import main as cli
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.model import GPTConfig, Model
 from microgpt.runtime import checkpoint, limits, machine, speed
+from microgpt.runtime.counts import values_per_step
 from microgpt.train import Progress
 
 TINY = ["--n-embd", "4", "--n-head", "1"]  # a few hundred steps a second, so these tests stay fast
@@ -92,8 +95,28 @@ def one_error_line(stderr: str) -> str:
     return line.removeprefix("microgpt: error: ")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory, monkeypatch):
+    """A home and a cache directory of each test's own, which no other test reads or writes, and never the
+    user's: this machine's speed is kept there already (as the reference machine's, so that no run of the
+    command line measures it, and so that a file's first fsync is the run's own), and none is known yet in
+    this process. The test's tmp_path stays its own too."""
+    home = tmp_path_factory.mktemp("home")
+    cache = home / ".cache"
+    (cache / "microgpt").mkdir(parents=True)
+    settled = [{"on": date.today().isoformat(), "busy": 0.0, "train": 1.0, "sample": 1.0}] * speed.MEASUREMENTS
+    doc = {"format": speed.FORMAT, "machines": {speed.machine_key(): settled}}
+    (cache / "microgpt" / speed.FILE_NAME).write_text(json.dumps(doc))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    speed._current.cache_clear()
+    yield home
+    speed._current.cache_clear()
+
+
+@pytest.fixture
 def ckpt(tmp_path_factory):
+    """A checkpoint written by the command line, in its own directory, as this test's home is."""
     path = tmp_path_factory.mktemp("ckpt") / "model.json"
     result = microgpt("train", "--steps", "20", *TINY, "--out", str(path))
     assert result.returncode == 0, result.stderr
@@ -215,9 +238,9 @@ def test_help_lists_the_commands_the_exit_statuses_and_the_rule_for_out(capsys):
 def test_the_documents_are_checked_against_block_size_before_the_model_is_built(tmp_path, monkeypatch, capsys):
     calls = []
 
-    def counting_check_fits(docs, block_size):
+    def counting_check_fits(docs, block_size, *args):
         calls.append(block_size)
-        return real_check_fits(docs, block_size)
+        return real_check_fits(docs, block_size, *args)
 
     def init(*args, **kwargs):
         calls.append("built")
@@ -262,10 +285,13 @@ def test_readme_says_where_the_speed_is_kept(monkeypatch, tmp_path):
     assert f"They are kept in `{speed.FILE_NAME}`" in readme
     assert "`~/.cache/microgpt/` on Linux, or `$XDG_CACHE_HOME/microgpt/` if that is set to an absolute path" in readme
     assert speed.MEASUREMENTS == 5 and "The first five runs on a machine measure it once each" in readme
+    assert speed.MAX_AGE_DAYS == 7 and "A measurement is kept for a week" in readme
+    (tmp_path / "xdg").mkdir()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert speed.cache_dir() == tmp_path / "xdg" / "microgpt"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # the XDG spec: ignored
     assert speed.cache_dir() == tmp_path / ".cache" / "microgpt"
+    assert "must be an absolute path to a directory that exists, other than the root" in readme
 
 
 @pytest.mark.parametrize("folder", ["microgpt", "microgpt/runtime", "microgpt/cli", "microgpt/course"])
@@ -313,18 +339,18 @@ BAD_FILES = ["corrupt.json", "empty.txt", "future.json", "latin1.txt", "long.txt
 
 
 TRAIN_ERRORS = {
-    "steps-zero": (["--steps", "0"], "--steps must be from 1 to 1,000,000,000, got 0"),
-    "steps-beyond-the-bound": (["--steps", "1000000001"], "--steps 1,000,000,001 would take "),
-    "steps-of-400-digits": (["--steps", "1" + "0" * 400], "--steps about 10^400 would take about 10^"),
+    "steps-zero": (["--steps", "0"], "--steps must be from 1 to 1000000000, got 0"),
+    "steps-beyond-the-bound": (["--steps", "1000000001"], "--steps 1000000001 would take "),
+    "steps-of-400-digits": (["--steps", "1" + "0" * 400], "--steps a number of 401 digits would take about 10^"),
     "steps-arabic-indic": (["--steps", "\u0663"], "argument --steps: invalid value '\u0663': a whole number from 1 "),
     "steps-fullwidth": (["--steps", "\uff13"], "argument --steps: invalid value '\uff13': a whole number from 1 "),
     "steps-underscore": (["--steps", "1_000"], "argument --steps: invalid value '1_000': a whole number from 1 "),
     "steps-spaced": (["--steps", " 5"], "argument --steps: invalid value ' 5': a whole number from 1 to "),
-    "seed-negative": (["--seed", "-1"], "--seed must be from 0 to 18,446,744,073,709,551,615, got -1"),
+    "seed-negative": (["--seed", "-1"], "--seed must be from 0 to 18446744073709551615, got -1"),
     "seed-devanagari": (["--seed", "\u0967"], "argument --seed: invalid value '\u0967': a whole number from 0 to "),
     "n-embd-arabic-indic": (["--n-embd", "\u0668"], "argument --n-embd: invalid value '\u0668': a positive whole"),
-    "lr-negative": (["--lr", "-0.1"], "--lr must be a positive finite number, got -0.1"),
-    "lr-overflows": (["--lr", "1e999"], "--lr must be a positive finite number, got inf"),
+    "lr-negative": (["--lr", "-0.1"], "argument --lr: invalid value '-0.1': a positive number no larger than 1.8e308"),
+    "lr-overflows": (["--lr", "1e999"], "argument --lr: invalid value '1e999': a positive number no larger than"),
     "lr-nan": (["--lr", "nan"], "argument --lr: invalid value 'nan': a positive number in ASCII digits (0-9), such"),
     "lr-arabic-indic": (["--lr", "\u0660.\u0660\u0661"], "argument --lr: invalid value '\u0660.\u0660\u0661': a"),
     "n-layer-zero": (["--n-layer", "0"], "--n-layer must be a positive whole number, got 0"),
@@ -335,10 +361,16 @@ TRAIN_ERRORS = {
     "data-is-directory": (["--data", "{d}/subdir"], "data file must be a regular file, but {d}/subdir is a directory"),
     "empty-data": (["--data", "{d}/empty.txt"], "data file has no documents (every line is empty): {d}/empty.txt"),
     "undecodable-data": (["--data", "{d}/latin1.txt"], "data file is not valid UTF-8: {d}/latin1.txt (byte 3)"),
-    "document-too-long": (["--data", "{d}/long.txt"], "a document is 20 characters long, but block_size 16 fits"),
+    "document-too-long": (
+        ["--data", "{d}/long.txt"],
+        "a document is 20 characters long, but --block-size 16 fits at most 15",
+    ),
     "out-dir-missing": (["--out", "{d}/no/such/dir/m.json"], "--out: directory does not exist: {d}/no/such/dir"),
     "out-is-directory": (["--out", "{d}"], "--out: {d} is a directory, not a file"),
-    "out-is-not-a-checkpoint": (["--out", "{d}/long.txt"], "--out: {d}/long.txt is a file that is not a microgpt"),
+    "out-is-not-a-checkpoint": (
+        ["--out", "{d}/long.txt"],
+        "--out: {d}/long.txt is not valid JSON: Expecting value at line 1 column 1; microgpt replaces only its own",
+    ),
     "out-under-a-file": (["--out", "{d}/long.txt/m.json"], "--out: {d}/long.txt is a regular file, not a directory"),
     "out-file-dot": (["--out", "{d}/long.txt/."], "--out: {d}/long.txt is a regular file, not a directory"),
     "out-file-dot-dot": (["--out", "{d}/long.txt/.."], "--out: {d}/long.txt is a regular file, not a directory"),
@@ -377,13 +409,19 @@ SAMPLE_ERRORS = {
     "ckpt-is-directory": (["--ckpt", "{d}/subdir"], "checkpoint must be a regular file, but {d}/subdir is a directory"),
     "corrupt-ckpt": (["--ckpt", "{d}/corrupt.json"], "checkpoint {d}/corrupt.json is not valid JSON: "),
     "future-ckpt": (["--ckpt", "{d}/future.json"], "checkpoint {d}/future.json has format version 9; "),
-    "negative-n": (["--ckpt", "{ckpt}", "-n", "-1"], "-n must be from 0 to 1,000,000,000, got -1"),
-    "n-beyond-the-bound": (["--ckpt", "{ckpt}", "-n", "1000000001"], "-n must be from 0 to 1,000,000,000, got 1,000,0"),
+    "negative-n": (["--ckpt", "{ckpt}", "-n", "-1"], "-n must be from 0 to 1000000000, got -1"),
+    "n-beyond-the-bound": (["--ckpt", "{ckpt}", "-n", "1000000001"], "-n must be from 0 to 1000000000, got 1000000001"),
     "n-arabic-indic": (["--ckpt", "{ckpt}", "-n", "\u0663"], "argument -n: invalid value '\u0663': a whole number"),
-    "zero-temperature": (["--ckpt", "{ckpt}", "--temperature", "0"], "--temperature must be a positive finite number"),
+    "zero-temperature": (
+        ["--ckpt", "{ckpt}", "--temperature", "0"],
+        "argument --temperature: invalid value '0': a positive number",
+    ),
     "nan-temperature": (["--ckpt", "{ckpt}", "--temperature", "nan"], "argument --temperature: invalid value 'nan'"),
     "infinite-temperature": (["--ckpt", "{ckpt}", "--temperature", "inf"], "argument --temperature: invalid value"),
-    "overflowing-temperature": (["--ckpt", "{ckpt}", "--temperature", "1e999"], "--temperature must be a positive fin"),
+    "overflowing-temperature": (
+        ["--ckpt", "{ckpt}", "--temperature", "1e999"],
+        "argument --temperature: invalid value '1e999'",
+    ),
     "tiny-temperature": (["--ckpt", "{ckpt}", "--temperature", "1e-310"], "sampling at --temperature 1e-310 overflow"),
 }
 
@@ -414,7 +452,10 @@ def test_finite_but_huge_weights_end_in_one_error_line(tmp_path, capsys):
 
 
 ARGUMENT_ERRORS = {
-    "bad-int": (["train", "--steps", "many"], "argument --steps: invalid value 'many': a whole number from 1 to 1,0"),
+    "bad-int": (
+        ["train", "--steps", "many"],
+        "argument --steps: invalid value 'many': a whole number from 1 to 1000000000 ",
+    ),
     "missing-required": (["sample"], "the following arguments are required: --ckpt (see: microgpt sample --help)"),
     "unknown-command": (["fly"], "argument {train,sample}: invalid choice: 'fly'"),
     "newline-in-argument": (["train", "--bogus\nsecond line"], "unrecognized arguments: --bogus\\nsecond line"),
@@ -436,7 +477,7 @@ def test_argument_error_from_the_real_command_line_is_one_line():
     result = microgpt("train", "--steps", "many")
     assert result.returncode == 2
     assert result.stderr == (
-        "microgpt: error: argument --steps: invalid value 'many': a whole number from 1 to 1,000,000,000 in ASCII "
+        "microgpt: error: argument --steps: invalid value 'many': a whole number from 1 to 1000000000 in ASCII "
         "digits (0-9) is expected (see: microgpt train --help)\n"
     )
 
@@ -541,6 +582,156 @@ def test_out_with_a_name_of_250_bytes_is_written(tmp_path, capsys):
     status, _ = train_into(out, capsys=capsys)
     assert status == 0
     assert os.listdir(tmp_path) == [out.name]
+
+
+# --- --out replaces only what is microgpt's own, for any user ---------------------------------
+
+
+class Runner:
+    """The command line as one user runs it: as the user who runs the tests, or, when that is root, as the
+    unprivileged user nobody (with a copy of microgpt and a home of its own, where nobody may write)."""
+
+    def __init__(self, work: Path, python: str, env: dict[str, str], user: int | None):
+        self.work, self.python, self.env, self.user = work, python, env, user
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [self.python, "-m", "microgpt", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=self.work,
+            env=self.env,
+            preexec_fn=self.become,
+        )
+
+    def become(self) -> None:
+        restore_default_signals()
+        if self.user is not None:
+            os.setgroups([])
+            os.setgid(self.user)
+            os.setuid(self.user)
+
+
+def python_for(user: int) -> str | None:
+    """A Python of 3.11 or later that the user may run: this one, else the system's; None if there is none."""
+    for python in dict.fromkeys([sys.executable, shutil.which("python3") or "", "/usr/bin/python3"]):
+        if not python:
+            continue
+        probe = Runner(Path("/"), python, {"PATH": os.defpath}, user)
+        try:
+            check = subprocess.run(
+                [python, "-c", "import sys; sys.exit(sys.version_info < (3, 11))"],
+                capture_output=True,
+                preexec_fn=probe.become,
+                timeout=60,
+            )
+        except OSError:  # under a directory the user may not enter
+            continue
+        if check.returncode == 0:
+            return python
+    return None
+
+
+@pytest.fixture(params=["this-user", "unprivileged"])
+def runner(request, tmp_path_factory, own_home):
+    """A directory to work in and a way to run the command line there, as each kind of user."""
+    if request.param == "this-user":
+        work = tmp_path_factory.mktemp("work")
+        yield Runner(work, sys.executable, dict(os.environ), None)
+        return
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("the tests run as an unprivileged user already: the this-user cases are these")
+    import pwd
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("this system has no user nobody to run the command line as")
+    python = python_for(nobody.pw_uid)
+    if python is None:
+        pytest.skip("no Python 3.11+ that the user nobody may run (this one is under a directory only root reads)")
+    sandbox = Path(tempfile.mkdtemp(prefix="microgpt-unprivileged-"))  # in /tmp: nobody may reach it
+    try:
+        shutil.copytree(Path(cli.__file__).parents[1], sandbox / "package" / "microgpt")
+        work, home = sandbox / "work", sandbox / "home"
+        for directory in (work, home):
+            directory.mkdir()
+            os.chown(directory, nobody.pw_uid, nobody.pw_gid)
+        for path in [sandbox, *sandbox.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o555 if path.is_dir() else path.stat().st_mode | 0o444)
+        env = {"PATH": os.defpath, "HOME": str(home), "PYTHONPATH": str(sandbox / "package"), "LC_ALL": "C.UTF-8"}
+        unprivileged = Runner(work, python, env, nobody.pw_uid)
+        key = subprocess.run(  # that Python's speed, kept as the own_home fixture keeps this one's
+            [python, "-c", "from microgpt.runtime import speed; print(speed.machine_key())"],
+            capture_output=True,
+            text=True,
+            env=env,
+            preexec_fn=unprivileged.become,
+            timeout=60,
+        ).stdout.strip()
+        kept = own_home / ".cache" / "microgpt" / speed.FILE_NAME
+        (home / ".cache" / "microgpt").mkdir(parents=True)
+        (home / ".cache" / "microgpt" / speed.FILE_NAME).write_text(kept.read_text().replace(speed.machine_key(), key))
+        for path in [home, *home.rglob("*")]:
+            os.chown(path, nobody.pw_uid, nobody.pw_gid)
+        yield unprivileged
+    finally:
+        shutil.rmtree(sandbox)
+
+
+def written_by_microgpt(runner: Runner, name: str) -> Path:
+    """A checkpoint the command line wrote, at name in the runner's directory, owned by the runner's user."""
+    result = runner.run("train", "--steps", "1", *TINY, "--out", name)
+    assert result.returncode == 0, result.stderr
+    return runner.work / name
+
+
+# What is at --out, its mode, and why a run refuses it as root and as another user (None: it is replaced)
+OUT_CASES = {
+    # the issue's case: only the first 64 KiB were read, and a blank start counted as empty
+    "notes-after-a-blank-start": (b" " * 65536 + b"my notes\n", 0o644, ("line 1 column 65537",) * 2),
+    "only-whitespace": (b"  \n\t\n", 0o644, ("is not empty: it holds 5 bytes of whitespace",) * 2),
+    "users-json-that-says-it-is-one": (
+        b'{"format": "microgpt-checkpoint", "version": 1, "notes": "mine"}',
+        0o644,
+        ("has no 'config' field",) * 2,
+    ),
+    # the issue's case: a user who may not read it had a file replaced that may only be written
+    "write-only-log": (b"log\n", 0o200, ("is not valid JSON", "cannot read file wo.txt: Permission denied")),
+    "write-only-checkpoint": ("checkpoint", 0o200, (None, "cannot read file wo.txt: Permission denied")),
+    "read-only-checkpoint": ("checkpoint", 0o444, ("is read-only (for you)",) * 2),
+    "a-checkpoint": ("checkpoint", 0o600, (None, None)),
+    "empty": (b"", 0o600, (None, None)),
+}
+
+
+@posix_only
+@pytest.mark.parametrize("case", OUT_CASES, ids=list(OUT_CASES))
+def test_out_replaces_only_microgpts_own_checkpoint_or_an_empty_file_whoever_runs_it(runner, case):
+    content, mode, (as_root, as_another) = OUT_CASES[case]
+    out = runner.work / "wo.txt"
+    if content == "checkpoint":
+        written_by_microgpt(runner, "wo.txt")
+    else:
+        out.write_bytes(content)
+        if runner.user is not None:
+            os.chown(out, runner.user, runner.user)
+    out.chmod(mode)
+    before = out.read_bytes()
+    result = runner.run("train", "--steps", "2", *TINY, "--out", "wo.txt")
+    why = as_root if runner.user is None and os.geteuid() == 0 else as_another
+    if why is None:
+        assert result.returncode == 0, result.stderr
+        assert checkpoint.load(out)[2]["steps"] == 2 and stat.S_IMODE(out.stat().st_mode) == mode
+    else:
+        assert result.returncode == 2, result.stderr
+        line = one_error_line(result.stderr)
+        assert line.startswith("--out: ") and why in line, line
+        advice = "make it writable or choose another path" if "read-only" in why else "or remove the file first"
+        assert line.endswith(advice), line
+        assert out.read_bytes() == before and result.stdout == ""
+    assert sorted(os.listdir(runner.work)) == ["wo.txt"]
 
 
 # --- reading is bounded, and only regular files are read -------------------------------------
@@ -708,13 +899,18 @@ microgpt.train.train_step = train_step
 """
 
 SIGNAL_DURING_SAVE = """
-real_fsync, sent = os.fsync, []
+import microgpt.runtime.checkpoint
+real_fsync, real_save, saving, sent = os.fsync, microgpt.runtime.checkpoint.save, [], []
+def save(*args, **kwargs):
+    saving.append(1)
+    return real_save(*args, **kwargs)
 def fsync(fd):
-    if not sent:  # the first fsync is the checkpoint's data, half-way through the save
+    if saving and not sent:  # the checkpoint's data, half-way through the save (not the speed cache's, say)
         sent.append(1)
         os.kill(os.getpid(), signal.{during_save})
     real_fsync(fd)
 os.fsync = fsync
+microgpt.runtime.checkpoint.save = save
 """
 
 
@@ -1233,8 +1429,8 @@ def test_a_document_too_long_for_a_step_to_afford_is_refused_before_anything_is_
     assert "block_size 601 reads up to 601 tokens in a step or a sample: a step builds " in line
     assert re.search(r"Values \(about 5\.\d+ GB and \d+ s\), a sample ", line), line
     assert "; microgpt allows 8,000,000 Values at most; most of it is attention over up to 601 positions" in line
-    most = limits.longest_block(GPTConfig(3, block_size=601))
-    assert line.endswith(f"with the other settings as they are, --block-size can be at most {most}")
+    most = limits.longest_block(GPTConfig(3, block_size=601))  # a block that fits no document of 600 characters
+    assert line.endswith(f"shorten the documents to at most {most - 1} characters and use --block-size {most}")
     assert os.listdir(tmp_path) == ["long.txt"]
 
 
@@ -1319,13 +1515,26 @@ def test_each_examples_figures_are_what_its_run_says_before_its_first_step(tmp_p
     """--help's figure for each example is the estimate that run itself prints (runs stopped before a step)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "fit", lambda *args: 0)  # no step: the estimate is printed, then an untrained save
+    monkeypatch.setattr(machine, "resident", lambda: (30 * 10**6, 30 * 10**6))  # as a fresh process holds
     monkeypatch.setattr(cli, "print_samples", lambda *args, **kwargs: None)
     docs = load_docs(default_data_path())
     for command in cli.EXAMPLES:  # the train example writes the checkpoint the sample example reads
         assert cli.main(shlex.split(command)[3:]) == 0
         (said,) = [line for line in capsys.readouterr().err.splitlines() if ESTIMATE.fullmatch(line)]
         time, memory = cli.example_cost(command, docs, speed.current()).split(", ")
-        assert f": {time} of CPU time and {memory} of memory (" in said, (command, said)
+        if " sample " not in command:
+            assert f": {time} of CPU time and {memory} of memory (" in said, (command, said)
+        else:  # --help cannot know the checkpoint's size: it takes the most the train example can write
+            run_time, run_memory = re.search(r": (at most .+) of CPU time and (.+) of memory \(", said).groups()
+            assert time.startswith("at most ") and quantity(run_time) <= quantity(time) <= 1.1 * quantity(run_time)
+            assert quantity(run_memory) <= quantity(memory) <= 1.1 * quantity(run_memory), (said, memory)
+
+
+def quantity(text: str) -> float:
+    """A time or a size as microgpt writes it ('at most 1.2 min', '40.9 MB'), in seconds or bytes."""
+    number, unit = text.removeprefix("at most ").removeprefix("about ").split()
+    scale = {"s": 1, "min": 60, "h": 3600, "days": 86400, "bytes": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}[unit]
+    return float(number.replace(",", "")) * scale
 
 
 # --- the machine's own bounds: memory, disk, and the speed it runs at ------------------------------
@@ -1352,7 +1561,7 @@ def test_a_step_larger_than_the_memory_left_is_refused_at_once_with_how_far_each
     config = GPTConfig(3, n_embd=16, block_size=320)
 
     def fits(c: GPTConfig, positions: int = 301) -> bool:
-        needed = limits.parameter_count(c) * limits.training_bytes_per_parameter() + limits.step_bytes(c, positions)
+        needed = limits.model_bytes(c, training=True) + limits.step_bytes(c, positions)
         return needed * limits.MEMORY_MARGIN + limits.MEMORY_SLACK <= 10**9
 
     assert fits(dataclasses.replace(config, n_embd=most)) and not fits(dataclasses.replace(config, n_embd=most + 4))
@@ -1468,7 +1677,8 @@ def test_every_run_says_what_it_will_cost_before_its_first_step(tmp_path, ckpt, 
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
-    """A cache directory of this test's own, and no speed measured yet in this process."""
+    """A cache directory of this test's own with nothing in it, and no speed measured yet in this process."""
+    (tmp_path / "cache").mkdir()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     speed._current.cache_clear()
     yield tmp_path / "cache" / "microgpt" / speed.FILE_NAME
@@ -1477,25 +1687,57 @@ def fresh_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def quick_measure(monkeypatch):
-    """measure() at once, as a machine twice as slow as the reference would measure (the real one: above)."""
+    """measure() at once, as a machine twice as slow as the reference would measure (the real one: below), on a
+    machine as busy as it is now."""
     monkeypatch.setattr(speed, "measure", lambda: {"train": 2.0, "sample": 2.0})
 
 
-def test_the_speed_is_measured_by_the_first_runs_and_the_fastest_kept_in_the_users_cache(fresh_cache, monkeypatch):
-    first = speed.current()
-    assert first.measured == "just now" and first.kept == f"kept in {fresh_cache}"
-    entry = json.loads(fresh_cache.read_text())["machines"][speed.machine_key()]
-    assert first.factors == {"train": entry["train"][0], "sample": entry["sample"][0]}
-    unlucky = iter([{"train": 9.0, "sample": 9.0}] + [{"train": 2.0, "sample": 3.0}] * 3)  # one moment of contention
-    monkeypatch.setattr(speed, "measure", lambda: next(unlucky))
-    for _ in range(speed.MEASUREMENTS - 1):  # each later run measures once more, until there are MEASUREMENTS
-        speed._current.cache_clear()
-        speed.current()
-    monkeypatch.setattr(speed, "measure", lambda: pytest.fail("measured again"))
+def measured(on: date | str, train: float = 2.0, sample: float = 2.0, busy: float = 0.0) -> dict:
+    """One measurement as speed.json keeps it."""
+    return {"on": on if isinstance(on, str) else on.isoformat(), "busy": busy, "train": train, "sample": sample}
+
+
+def write_speed_file(path: Path, machines: dict[str, list[dict]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": speed.FORMAT, "machines": machines}))
+
+
+def again() -> speed.Speed:
+    """The speed as the next run finds it."""
     speed._current.cache_clear()
-    settled = speed.current()
-    assert settled.measured == f"{speed.MEASUREMENTS} times since {entry['since']}"
-    assert settled.factors == {"train": min(2.0, entry["train"][0]), "sample": min(3.0, entry["sample"][0])}
+    return speed.current()
+
+
+def test_the_speed_is_measured_by_the_first_runs_and_the_median_kept_in_the_users_cache(fresh_cache, monkeypatch):
+    first = speed.current()  # the real probe
+    assert first.measured == "just now" and first.kept == f"kept in {fresh_cache}" and not first.not_kept
+    (entry,) = json.loads(fresh_cache.read_text())["machines"].values()
+    assert [set(m) for m in entry] == [{"on", "busy", "train", "sample"}]
+    assert speed.FASTEST <= entry[0]["train"] <= speed.SLOWEST
+    later = iter([{"train": 9.0, "sample": 9.0}] + [{"train": 2.0, "sample": 3.0}] * 3)  # one moment of contention
+    monkeypatch.setattr(speed, "measure", lambda: next(later))
+    monkeypatch.setattr(speed, "busy", lambda: 0.0)
+    for _ in range(speed.MEASUREMENTS - 1):  # each later run measures once more, until there are MEASUREMENTS
+        again()
+    monkeypatch.setattr(speed, "measure", lambda: pytest.fail("measured again"))
+    settled = again()
+    assert settled.measured == f"{speed.MEASUREMENTS} times since {date.today().isoformat()}"
+    assert settled.factors == {"train": 2.0, "sample": 3.0}  # the median: neither the unlucky one nor the first
+
+
+def test_a_measurement_counts_the_load_of_its_moment_and_an_estimate_the_load_of_its_own(fresh_cache, monkeypatch):
+    write_speed_file(fresh_cache, {speed.machine_key(): [measured(date.today(), 1.4, 1.4, busy=1.0)] * 5})
+    monkeypatch.setattr(speed, "busy", lambda: 0.0)
+    idle = again()
+    assert idle.factors == pytest.approx(
+        {"train": 1.4 / (1 + speed.BUSY_SMALL), "sample": 1.4 / (1 + speed.BUSY_SMALL)}
+    )
+    monkeypatch.setattr(speed, "busy", lambda: 1.0)
+    busy = again()
+    small = values_per_step(speed.PROBE_CONFIG, speed.PROBE_TOKENS)
+    assert busy.rates(small).train == pytest.approx(idle.rates(small).train * (1 + speed.BUSY_SMALL))
+    bound = limits.MAX_VALUES_PER_PASS
+    assert busy.rates(bound).train == pytest.approx(idle.rates(bound).train * (1 + speed.BUSY_BOUND))
 
 
 @pytest.mark.parametrize(
@@ -1504,27 +1746,150 @@ def test_the_speed_is_measured_by_the_first_runs_and_the_fastest_kept_in_the_use
         "",
         "{",
         '{"format": "other"}',
-        '{"format": "microgpt-speed", "machines": {"KEY": {"since": "x", "train": [-1.0], "sample": [1.0]}}}',
+        '{"format": "microgpt-speed", "machines": {"KEY": {"since": "2026-01-01", "train": [1.0], "sample": [1.0]}}}',
+        json.dumps({"format": speed.FORMAT, "machines": {"KEY": [measured(date.today(), -1.0)]}}),
     ],
-    ids=["empty", "corrupt", "foreign", "nonsense-factor"],
+    ids=["empty", "corrupt", "foreign", "first-format", "nonsense-factor"],
 )
 def test_a_speed_file_that_is_not_ours_or_not_sane_is_measured_again_and_replaced(fresh_cache, quick_measure, content):
     fresh_cache.parent.mkdir(parents=True)
     fresh_cache.write_text(content.replace("KEY", speed.machine_key()))
     assert speed.current().measured == "just now"
-    assert speed.machine_key() in json.loads(fresh_cache.read_text())["machines"]
+    assert len(json.loads(fresh_cache.read_text())["machines"][speed.machine_key()]) == 1
 
 
-def test_a_speed_that_cannot_be_kept_is_measured_for_the_run_and_says_so(fresh_cache, quick_measure):
-    fresh_cache.parent.parent.mkdir(parents=True)
+@pytest.mark.parametrize(
+    ("factor", "kept"),
+    [(0.0011, False), (speed.FASTEST / 2, False), (speed.FASTEST, True), (speed.SLOWEST, True), (1e3, False)],
+)
+def test_factors_outside_what_the_probe_can_measure_are_discarded(fresh_cache, quick_measure, factor, kept):
+    # the issue's case: five factors of 0.0011 made `train --steps 2` announce about 0.00021 s, 1,000 times too low
+    write_speed_file(fresh_cache, {speed.machine_key(): [measured(date.today(), factor, factor)] * 5})
+    here = again()
+    assert (here.factors["train"] == factor) is kept
+    assert (here.measured == "just now") is not kept  # a factor discarded is measured again
+
+
+def test_measurements_age_out_and_are_taken_again(fresh_cache, quick_measure):
+    # the issue's case: a cache copied from a machine 4 times faster, with the same name, was never measured again
+    today = date.today()
+    old, recent = today - timedelta(days=speed.MAX_AGE_DAYS), today - timedelta(days=speed.MAX_AGE_DAYS - 1)
+    write_speed_file(fresh_cache, {speed.machine_key(): [measured(old, 0.5)] * 3 + [measured(recent, 0.5)] * 2})
+    here = again()  # the three aged out: this run measures once more
+    assert here.measured == f"3 times since {recent.isoformat()}"
+    kept = json.loads(fresh_cache.read_text())["machines"][speed.machine_key()]
+    assert [m["on"] for m in kept] == [recent.isoformat()] * 2 + [today.isoformat()]
+    for _ in range(2):
+        again()
+    assert again().factors["train"] == 2.0  # the faster machine's measurements are outvoted, then age out
+
+
+def test_a_measurement_dated_later_than_today_is_discarded(fresh_cache, quick_measure):
+    future = date.today() + timedelta(days=1)
+    write_speed_file(fresh_cache, {speed.machine_key(): [measured(future, 0.5)] * 5})
+    assert again().measured == "just now"
+
+
+def test_the_writer_keeps_the_running_machines_entry_whatever_the_others_say(fresh_cache, quick_measure):
+    # the issue's case: twenty other entries dated 2099 made the writer drop the run's own entry every time
+    today = date.today()
+    recent = {f"recent {i}": [measured(today - timedelta(days=i % 5))] for i in range(speed.MAX_ENTRIES)}
+    write_speed_file(fresh_cache, {f"machine {i}": [measured("2099-01-01")] for i in range(speed.MAX_ENTRIES)} | recent)
+    for runs in range(1, speed.MEASUREMENTS + 1):
+        assert again().measured == ("just now" if runs == 1 else f"{runs} times since {today.isoformat()}")
+    machines = json.loads(fresh_cache.read_text())["machines"]
+    assert len(machines) == speed.MAX_ENTRIES and len(machines[speed.machine_key()]) == speed.MEASUREMENTS
+    kept = set(machines) - {speed.machine_key()}
+    assert kept < set(recent)  # a date later than today was not measured: those entries go
+    oldest_kept = min(recent[key][0]["on"] for key in kept)
+    assert all(recent[key][0]["on"] <= oldest_kept for key in set(recent) - kept)  # the least recent go first
+
+
+def test_the_writer_never_writes_more_than_its_reader_reads(fresh_cache, quick_measure):
+    # the issue's case: from a valid 65,388-byte file the writer wrote 65,553 bytes, which the next run discarded
+    today = date.today()
+
+    def others(key_length: int) -> dict[str, list[dict]]:
+        return {f"{i} " + "m" * key_length: [measured(today)] * 5 for i in range(speed.MAX_ENTRIES - 1)}
+
+    length = max(  # the longest keys that keep the file within the bound
+        n
+        for n in range(0, speed.MAX_FILE_BYTES, 50)
+        if len(json.dumps({"format": speed.FORMAT, "machines": others(n)})) <= speed.MAX_FILE_BYTES
+    )
+    write_speed_file(fresh_cache, others(length))
+    assert speed.MAX_FILE_BYTES - 1000 < len(fresh_cache.read_bytes()) <= speed.MAX_FILE_BYTES
+    assert len(speed._read(fresh_cache, today)) == speed.MAX_ENTRIES - 1  # valid, all of it
+    for _ in range(speed.MEASUREMENTS):
+        again()
+    assert len(fresh_cache.read_bytes()) <= speed.MAX_FILE_BYTES
+    kept = speed._read(fresh_cache, today)  # read back whole, the run's own entry with every measurement
+    assert len(kept[speed.machine_key()]) == speed.MEASUREMENTS and len(kept) > 1
+    assert again().measured == f"{speed.MEASUREMENTS} times since {today.isoformat()}"
+
+
+def test_a_speed_that_cannot_be_kept_is_said_once_on_the_estimate_line(fresh_cache, quick_measure, tmp_path, capsys):
+    fresh_cache.parent.parent.mkdir(parents=True, exist_ok=True)
     fresh_cache.parent.write_text("a file where the cache directory would be")
     here = speed.current()
-    assert here.measured == "just now" and here.kept.startswith("not kept: ")
+    assert here.measured == "just now" and here.not_kept and not here.kept
+    assert cli.main(["train", "--steps", "1", *TINY, "--out", str(tmp_path / "m.json")]) == 0
+    err = capsys.readouterr().err
+    (said,) = [line for line in err.splitlines() if ESTIMATE.fullmatch(line)]
+    assert said.endswith(f"; not kept, so each run measures it: {here.not_kept})"), said
+    assert err.count("not kept") == 1 and str(fresh_cache.parent) in said
 
 
 def test_each_machine_and_python_keeps_its_own_speed(fresh_cache, quick_measure, monkeypatch):
     speed.current()
-    speed._current.cache_clear()
     monkeypatch.setattr(speed, "machine_key", lambda: "another machine")
-    assert speed.current().measured == "just now"
+    assert again().measured == "just now"
     assert len(json.loads(fresh_cache.read_text())["machines"]) == 2
+
+
+@posix_only
+@pytest.mark.parametrize(
+    ("variables", "why"),
+    [
+        ({"HOME": ""}, "HOME is empty"),
+        ({"HOME": "relhome"}, "HOME (relhome) is not an absolute path"),
+        ({"HOME": "/"}, "HOME (/) is the file system's root"),
+        ({"HOME": "{tmp}/missing"}, "HOME ({tmp}/missing) is not a directory that exists"),
+        ({"HOME": "{tmp}/file"}, "HOME ({tmp}/file) is not a directory that exists"),
+        ({"XDG_CACHE_HOME": "/"}, "XDG_CACHE_HOME (/) is the file system's root"),
+        ({"XDG_CACHE_HOME": "{tmp}/missing"}, "XDG_CACHE_HOME ({tmp}/missing) is not a directory that exists"),
+        ({"XDG_CACHE_HOME": "relxdg", "HOME": "relhome"}, "HOME (relhome) is not an absolute path"),
+    ],
+    ids=[
+        "home-empty",
+        "home-relative",
+        "home-root",
+        "home-missing",
+        "home-a-file",
+        "xdg-root",
+        "xdg-missing",
+        "both-relative",
+    ],
+)
+def test_home_and_xdg_cache_home_are_validated_alike_and_nothing_is_written_elsewhere(tmp_path, variables, why):
+    # the issue's cases: HOME='' wrote /.cache/microgpt/speed.json, HOME=relhome wrote under the current directory,
+    # and a missing home was created
+    (tmp_path / "file").write_text("not a directory")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME")}
+    env |= {name: value.format(tmp=tmp_path) for name, value in variables.items()}
+    roots = {p: os.path.exists(p) for p in ("/.cache", "/microgpt")}
+    result = microgpt("train", "--steps", "1", *TINY, "--out", str(tmp_path / "m.json"), cwd=cwd, env=env)
+    assert result.returncode == 0, result.stderr
+    (said,) = [line for line in result.stderr.splitlines() if ESTIMATE.fullmatch(line)]
+    assert said.endswith(f"; not kept, so each run measures it: {why.format(tmp=tmp_path)})"), said
+    assert os.listdir(cwd) == [] and not (tmp_path / "missing").exists()
+    assert {p: os.path.exists(p) for p in roots} == roots  # nothing at the file system's root
+
+
+def test_a_home_with_no_cache_directory_yet_gets_one(tmp_path, monkeypatch, quick_measure):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    here = again()
+    assert here.kept == f"kept in {tmp_path / '.cache' / 'microgpt' / speed.FILE_NAME}"
