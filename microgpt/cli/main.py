@@ -441,7 +441,7 @@ def try_sampling(path: str) -> str:
     a character that is not printable is shown escaped (see console.printable), and pasted it would name another
     file: that is said instead."""
     if not path.isprintable():
-        return "its name holds a character that is not printable, shown above as a Python escape"
+        return "its name holds a character that is not printable (shown here as a Python escape): no command to paste"
     quoted = shlex.quote(path)
     return f"try: python -m microgpt sample --ckpt{'=' if path.startswith('-') else ' '}{quoted}"
 

@@ -9,6 +9,7 @@ this: they trust their input, as the reference does.
 """
 
 import dataclasses
+import functools
 import re
 import struct
 import sys
@@ -277,9 +278,16 @@ class Fit:
     def how_far(
         self, config: GPTConfig, name: Namer = str, fields: Iterable[str] = SHAPE_FIELDS
     ) -> list[tuple[str, str]]:
-        """How far each of fields can go, alone, for the whole run to be accepted (see how_far)."""
-        least = {"block_size": self.documents} if self.documents else None
-        return how_far(config, lambda c: self.accepts(c, self.documents or None), name, fields, least)
+        """How far each of fields can go, alone, for the whole run to be accepted (see how_far). Only block_size
+        changes what the documents need; it can go as far down as the longest of them allows."""
+        found = []
+        for field in fields:
+            if field == "block_size" and self.documents:
+                within = functools.partial(self.accepts, positions=self.documents)
+                found += how_far(config, within, name, [field], {"block_size": self.documents})
+            else:
+                found += how_far(config, self.accepts, name, [field])
+        return found
 
 
 def how_far(

@@ -48,7 +48,7 @@ class Room:
             kib = round_up(math.ceil((self.in_use + need) / KIB))
             flag = f" ({self.flag} {kib})" if self.flag else ""
             return f"{self.name} would have to be {size(kib * KIB)} or more{flag}"
-        return f"{size(need)} would have to be {self.name}, against {size(self.bytes)} now"
+        return f"{size(round_up(math.ceil(need), 3))} would have to be {self.name}, against {size(self.bytes)} now"
 
 
 def round_up(n: int, digits: int = 2) -> int:

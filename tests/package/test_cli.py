@@ -1893,3 +1893,281 @@ def test_a_home_with_no_cache_directory_yet_gets_one(tmp_path, monkeypatch, quic
     monkeypatch.delenv("XDG_CACHE_HOME")
     here = again()
     assert here.kept == f"kept in {tmp_path / '.cache' / 'microgpt' / speed.FILE_NAME}"
+
+
+# --- every setting a refusal offers is accepted, used as offered --------------------------------
+
+
+class Accepted(Exception):
+    """The run passed every check and was about to build its model."""
+
+
+ACCEPTED_HOOK = """
+import microgpt.model, microgpt.cli.main
+def accepted(*args, **kwargs):
+    os.write(1, b"ACCEPTED\\n")
+    os._exit(0)
+microgpt.model.Model.init = accepted  # train: every check passed
+microgpt.cli.main.print_samples = accepted  # sample: every check passed, and the checkpoint was read
+"""
+
+
+@dataclasses.dataclass
+class Advice:
+    """One thing a refusal offers: settings, documents no longer than so many characters, a vocabulary of so many
+    tokens, a limit (ulimit -v, ulimit -f) or room (free space, available memory), another --out."""
+
+    flags: dict[str, str] = dataclasses.field(default_factory=dict)
+    documents: int | None = None
+    vocabulary: int | None = None
+    limit: tuple[str, int] | None = None
+    room: tuple[str, int] | None = None
+
+
+def advice_in(line: str) -> list[Advice]:
+    """Every alternative the refusal offers, each as it would be used."""
+    number = r"([\d,]+)"
+    found = []
+    for m in re.finditer(
+        rf"with (--[a-z-]+) {number}, (--[a-z-]+) can be at most {number}((?:, or --[a-z-]+ at most {number}[^,;)]*)*)",
+        line,
+    ):
+        found.append(Advice({m[1]: m[2], m[3]: m[4]}))
+        found += [Advice({m[1]: m[2], o[1]: o[2]}) for o in re.finditer(rf"or (--[a-z-]+) at most {number}", m[5])]
+        line = line.replace(m[0], "")
+    for m in re.finditer(rf"(--[a-z-]+) (?:can be )?at most {number}", line):
+        found.append(Advice({m[1]: m[2]}))
+    for m in re.finditer(rf"use (--[a-z-]+) {number} or more", line):
+        found.append(Advice({m[1]: m[2]}))
+    for m in re.finditer(
+        rf"(?:shorten the documents to|documents(?: can be)?) at most {number} characters(?: long)?"
+        rf"(?: and use (--[a-z-]+) {number})?",
+        line,
+    ):
+        found.append(Advice({m[2]: m[3]} if m[2] else {}, documents=int(m[1].replace(",", ""))))
+    for m in re.finditer(rf"the vocabulary (?:can be )?at most {number} tokens", line):
+        found.append(Advice(vocabulary=int(m[1].replace(",", ""))))
+    for m in re.finditer(r"\(ulimit -([vf]) (\d+)\)", line):
+        found.append(Advice(limit=(m[1], int(m[2]) * 1024)))
+    for m in re.finditer(r"([\d.]+ [kMG]?B) would have to be (free on that file system|available)", line):
+        found.append(Advice(room=(m[2].split()[0], int(quantity(m[1])))))
+    for m in re.finditer(r"give the path of the file itself, (\S+)$", line):
+        found.append(Advice({"--out": shlex.split(m[1])[0]}))
+    return [
+        Advice({k: v.replace(",", "") for k, v in a.flags.items()}, a.documents, a.vocabulary, a.limit, a.room)
+        for a in found
+    ]
+
+
+def with_flags(args: list[str], flags: dict[str, str]) -> list[str]:
+    """args with each flag set to its value: replaced where it is given, else added."""
+    args = list(args)
+    for flag, value in flags.items():
+        if flag in args:
+            args[args.index(flag) + 1] = value
+        else:
+            args += [flag, value]
+    return args
+
+
+def data_of(args: list[str]) -> list[str]:
+    """The documents a train command line reads, in file order."""
+    path = args[args.index("--data") + 1] if "--data" in args else default_data_path()
+    return [line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def run_limited(args: list[str], limits_set: dict[int, int]) -> subprocess.CompletedProcess:
+    """The command line in a fresh Python under these resource limits, stopped as it would build the model."""
+
+    def limited():
+        restore_default_signals()
+        import resource
+
+        for which, value in limits_set.items():
+            resource.setrlimit(which, (value, value))
+
+    return microgpt_with_hook(ACCEPTED_HOOK, *args, preexec_fn=limited, timeout=300)
+
+
+def ulimits(limit: tuple[str, int] | None) -> dict[int, int]:
+    import resource
+
+    return {} if limit is None else {{"v": resource.RLIMIT_AS, "f": resource.RLIMIT_FSIZE}[limit[0]]: limit[1]}
+
+
+def take(advice: Advice, args: list[str], tmp_path: Path, base_limits: dict[int, int], rooms: dict, monkeypatch):
+    """Run args with the advice taken, the rest as it was; return the stderr of a run that was not accepted."""
+    args = with_flags(args, advice.flags)
+    if advice.documents is not None or advice.vocabulary is not None:
+        docs = data_of(args)
+        if advice.documents is not None:
+            docs = [doc[: advice.documents] for doc in docs]
+        if advice.vocabulary is not None:  # the same documents, in fewer characters
+            chars = sorted(set("".join(docs)))
+            keep = {ch: chars[i % (advice.vocabulary - 1)] for i, ch in enumerate(chars)}
+            docs = ["".join(keep[ch] for ch in doc) for doc in docs]
+        data = tmp_path / f"advised-{len(list(tmp_path.iterdir()))}.txt"
+        data.write_text("\n".join(docs) + "\n", encoding="utf-8")
+        args = with_flags(args, {"--data": str(data)})
+    if advice.room is not None:
+        kind, n = advice.room
+        rooms = {**rooms, kind: n}
+    limits_set = {**base_limits, **ulimits(advice.limit)}
+    if limits_set:
+        result = run_limited(args, limits_set)
+        return None if result.returncode == 0 and result.stdout == "ACCEPTED\n" else result.stderr
+    with monkeypatch.context() as patched:
+        if "free" in rooms:
+            patched.setattr(
+                machine,
+                "disk_room",
+                lambda directory: machine.Room(rooms["free"], "a test's disk", "free on that file system"),
+            )
+        if "available" in rooms:
+            patched.setattr(
+                machine, "memory_room", lambda: machine.Room(rooms["available"], "a test's memory", "available")
+            )
+
+        def accepted(*a, **k):
+            raise Accepted
+
+        patched.setattr(Model, "init", accepted)
+        try:
+            status = cli.main(args)
+        except Accepted:
+            return None
+        return f"exit {status}"
+
+
+def refused(args: list[str], base_limits: dict[int, int], rooms: dict, monkeypatch, capsys) -> str:
+    """The refusal of args (one error line), under the limits and the room given."""
+    if base_limits:
+        result = run_limited(args, base_limits)
+        assert result.returncode == 2, result.stdout + result.stderr
+        return one_error_line(result.stderr)
+    with monkeypatch.context() as patched:
+        if "free" in rooms:
+            patched.setattr(
+                machine,
+                "disk_room",
+                lambda directory: machine.Room(rooms["free"], "a test's disk", "free on that file system"),
+            )
+        if "available" in rooms:
+            patched.setattr(
+                machine, "memory_room", lambda: machine.Room(rooms["available"], "a test's memory", "available")
+            )
+        capsys.readouterr()
+        assert cli.main(args) == 2
+        return one_error_line(capsys.readouterr().err)
+
+
+def many_characters(tmp_path: Path) -> str:
+    """Data of 40,000 distinct characters, ten to a document."""
+    chars = [chr(0x20000 + i) for i in range(40_000)]  # CJK, beyond the first plane
+    path = tmp_path / "many.txt"
+    path.write_text("\n".join("".join(chars[i : i + 10]) for i in range(0, len(chars), 10)) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def one_letter_names(tmp_path: Path) -> str:
+    path = tmp_path / "letters.txt"
+    path.write_text("a\nb\nc\n", encoding="utf-8")
+    return str(path)
+
+
+def long_documents(tmp_path: Path, length: int) -> str:
+    path = tmp_path / f"long{length}.txt"
+    path.write_text(("ab" * length)[:length] + "\nanna\n", encoding="utf-8")
+    return str(path)
+
+
+MB = 2**20
+ADVISED = {  # a refused command line, the limits it runs under, the room it is given
+    "width-beyond-the-pass": (lambda d: ["--n-embd", "200"], {}, {}),
+    "a-block-no-document-fits": (lambda d: ["--n-embd", "200", "--block-size", "8"], {}, {}),
+    "documents-too-long": (lambda d: ["--data", long_documents(d, 20)], {}, {}),
+    "depth-beyond-the-parameters": (
+        lambda d: ["--n-layer", "30", "--n-embd", "64", "--block-size", "2", "--data", one_letter_names(d)],
+        {},
+        {},
+    ),
+    "vocabulary-beyond-the-parameters": (lambda d: ["--data", many_characters(d), "--block-size", "11"], {}, {}),
+    "attention-beyond-the-pass": (lambda d: ["--data", long_documents(d, 600), "--block-size", "601"], {}, {}),
+    "steps-beyond-the-bound": (lambda d: ["--steps", "10000000000"], {}, {}),
+    "memory-available": (
+        lambda d: ["--data", long_documents(d, 200), "--block-size", "202"],
+        {},
+        {"available": 300 * 10**6},
+    ),
+    "disk-free": (lambda d: ["--n-embd", "64"], {}, {"free": 200_000}),
+    "address-space-limit": (lambda d: ["--data", long_documents(d, 200), "--block-size", "202"], {"v": 500 * MB}, {}),
+    "file-size-limit": (lambda d: ["--n-embd", "64"], {"f": 100 * 1024}, {}),
+}
+
+
+@posix_only
+@pytest.mark.parametrize("case", ADVISED, ids=list(ADVISED))
+def test_every_setting_a_refusal_offers_is_accepted_when_used_as_offered(tmp_path, case, monkeypatch, capsys):
+    make, limits_given, rooms = ADVISED[case]
+    args = ["train", *make(tmp_path), "--out", str(tmp_path / "m.json")]
+    base_limits = {which: value for kind, n in limits_given.items() for which, value in ulimits((kind, n)).items()}
+    line = refused(args, base_limits, rooms, monkeypatch, capsys)
+    offered = advice_in(line)
+    assert offered, line  # every one of these refusals offers a way out
+    for advice in offered:
+        taken = advice
+        if advice.limit is not None:  # a limit raised replaces the one given
+            limits_after = {k: v for k, v in base_limits.items() if k not in ulimits(advice.limit)}
+        else:
+            limits_after = base_limits
+        assert take(taken, args, tmp_path, limits_after, rooms, monkeypatch) is None, (line, advice)
+
+
+@posix_only
+def test_what_a_refusal_of_out_offers_is_accepted_when_done(tmp_path, ckpt, capsys):
+    def train(out: Path) -> str:
+        status, err = train_into(out, capsys=capsys)
+        return "" if status == 0 else one_error_line(err)
+
+    notes, theirs = tmp_path / "notes.txt", tmp_path / "theirs.json"
+    notes.write_text("my notes\n")
+    theirs.write_bytes(ckpt.read_bytes())
+    (tmp_path / "to-notes").symlink_to(notes)
+    (tmp_path / "to-checkpoint").symlink_to(theirs)
+    assert train(tmp_path / "to-notes").endswith("microgpt replaces only regular files: choose another path")
+    line = train(tmp_path / "to-checkpoint")
+    assert line.endswith(f"give the path of the file itself, {theirs}"), line
+    assert train(theirs) == "" and checkpoint.load(theirs)[2]["steps"] == 2  # as offered
+    line = train(notes)
+    assert line.endswith("choose another path, or remove the file first"), line
+    notes.unlink()
+    assert train(notes) == ""  # removed, as offered
+    theirs.chmod(0o444)
+    assert train(theirs).endswith("is read-only (for you); make it writable or choose another path")
+    theirs.chmod(0o644)
+    assert train(theirs) == ""  # made writable, as offered
+
+
+def test_a_name_that_cannot_be_pasted_is_said_so_and_one_that_can_is_quoted_for_the_shell(tmp_path, capsys):
+    # the issue's case: the try: line escaped 'P/new\nline.json', so that pasting it named another file
+    for name in ("new\nline.json", "with space's.json", "-dash.json", "plain.json"):
+        out = tmp_path / name
+        assert cli.main(["train", "--steps", "1", *TINY, "--out", str(out)]) == 0
+        said = capsys.readouterr().out
+        if name.isprintable():
+            command = said.split("; try: ", 1)[1].strip()
+            args = shlex.split(command)  # as a shell reads it when pasted
+            parsed = cli.build_parser().parse_args(args[3:])
+            assert parsed.ckpt == str(out), command
+        else:
+            assert "try:" not in said and "its name holds a character that is not printable" in said, said
+
+
+def test_numbers_in_a_refusal_are_written_as_they_are_typed(capsys):
+    # the issue's case: `sample --seed -<10**50>` printed "got -about 10^50"
+    typed = "-" + str(10**50)
+    assert cli.main(["sample", "--ckpt", "x.json", "--seed", typed]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line == f"--seed must be from 0 to {limits.MAX_SEED}, got {typed}"
+    assert cli.main(["train", "--steps", "9" * 5000]) == 2  # more digits than the command line reads
+    assert "a number of 5,000 digits" in one_error_line(capsys.readouterr().err)
