@@ -80,7 +80,7 @@ REFERENCE = Rates(train=1.35e-6, train_attention=2.1e-6, sample=0.5e-6, sample_a
 # (`benchmarks/bench_estimates.py --probe` prints it).
 PROBE_CONFIG = GPTConfig(vocab_size=27, block_size=8)
 PROBE_TOKENS = 8
-PROBE_REPEATS = 5  # after one run to warm up; the median of these
+PROBE_REPEATS = 4  # after one run to warm up; the median of these
 REFERENCE_PROBE = {"train": 1.67e-6, "sample": 0.48e-6}
 
 FILE_NAME = "speed.json"

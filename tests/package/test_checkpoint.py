@@ -360,3 +360,20 @@ def test_size_bound_is_exact_for_the_longest_weights_and_a_bound_for_any(tmp_pat
         p.data = -2.2250738585072014e-308  # as long as a float is in JSON: 24 characters
     checkpoint.save(tmp_path / "longest.json", model, tokenizer, meta)
     assert (tmp_path / "longest.json").stat().st_size == bound
+
+
+def test_the_config_is_checked_before_the_weights_are_read(saved):
+    # what the command line says a checkpoint costs, and whether it fits in memory, comes before the weights
+    text = saved.read_text()
+    saved.write_text(text[: text.index('"state_dict"')] + '"state_dict": {"wte": [[0.1, not a number')
+    seen = []
+
+    def check(config, file_bytes):
+        seen.append((config, file_bytes))
+        raise InputError("refused before the weights")
+
+    with pytest.raises(InputError, match="refused before the weights"):
+        checkpoint.load(saved, check=check)
+    assert seen == [(GPTConfig(**json.loads(text)["config"]), saved.stat().st_size)]
+    with pytest.raises(InputError, match="is not valid JSON"):
+        checkpoint.load(saved)

@@ -14,12 +14,12 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import textwrap
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from unprivileged import Runner, as_nobody, give
 
 from microgpt import model
 from microgpt.cli import console
@@ -587,97 +587,23 @@ def test_out_with_a_name_of_250_bytes_is_written(tmp_path, capsys):
 # --- --out replaces only what is microgpt's own, for any user ---------------------------------
 
 
-class Runner:
-    """The command line as one user runs it: as the user who runs the tests, or, when that is root, as the
-    unprivileged user nobody (with a copy of microgpt and a home of its own, where nobody may write)."""
-
-    def __init__(self, work: Path, python: str, env: dict[str, str], user: int | None):
-        self.work, self.python, self.env, self.user = work, python, env, user
-
-    def run(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [self.python, "-m", "microgpt", *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=self.work,
-            env=self.env,
-            preexec_fn=self.become,
-        )
-
-    def become(self) -> None:
-        restore_default_signals()
-        if self.user is not None:
-            os.setgroups([])
-            os.setgid(self.user)
-            os.setuid(self.user)
-
-
-def python_for(user: int) -> str | None:
-    """A Python of 3.11 or later that the user may run: this one, else the system's; None if there is none."""
-    for python in dict.fromkeys([sys.executable, shutil.which("python3") or "", "/usr/bin/python3"]):
-        if not python:
-            continue
-        probe = Runner(Path("/"), python, {"PATH": os.defpath}, user)
-        try:
-            check = subprocess.run(
-                [python, "-c", "import sys; sys.exit(sys.version_info < (3, 11))"],
-                capture_output=True,
-                preexec_fn=probe.become,
-                timeout=60,
-            )
-        except OSError:  # under a directory the user may not enter
-            continue
-        if check.returncode == 0:
-            return python
-    return None
-
-
 @pytest.fixture(params=["this-user", "unprivileged"])
 def runner(request, tmp_path_factory, own_home):
-    """A directory to work in and a way to run the command line there, as each kind of user."""
+    """A directory to work in and a way to run the command line there, as the user running the tests and as an
+    unprivileged user (see tests/unprivileged.py), each with this machine's speed kept already."""
     if request.param == "this-user":
-        work = tmp_path_factory.mktemp("work")
-        yield Runner(work, sys.executable, dict(os.environ), None)
+        yield Runner(tmp_path_factory.mktemp("work"), sys.executable, dict(os.environ), None)
         return
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("the tests run as an unprivileged user already: the this-user cases are these")
-    import pwd
-
-    try:
-        nobody = pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("this system has no user nobody to run the command line as")
-    python = python_for(nobody.pw_uid)
-    if python is None:
-        pytest.skip("no Python 3.11+ that the user nobody may run (this one is under a directory only root reads)")
-    sandbox = Path(tempfile.mkdtemp(prefix="microgpt-unprivileged-"))  # in /tmp: nobody may reach it
-    try:
-        shutil.copytree(Path(cli.__file__).parents[1], sandbox / "package" / "microgpt")
-        work, home = sandbox / "work", sandbox / "home"
-        for directory in (work, home):
-            directory.mkdir()
-            os.chown(directory, nobody.pw_uid, nobody.pw_gid)
-        for path in [sandbox, *sandbox.rglob("*")]:
-            path.chmod(path.stat().st_mode | 0o555 if path.is_dir() else path.stat().st_mode | 0o444)
-        env = {"PATH": os.defpath, "HOME": str(home), "PYTHONPATH": str(sandbox / "package"), "LC_ALL": "C.UTF-8"}
-        unprivileged = Runner(work, python, env, nobody.pw_uid)
-        key = subprocess.run(  # that Python's speed, kept as the own_home fixture keeps this one's
-            [python, "-c", "from microgpt.runtime import speed; print(speed.machine_key())"],
-            capture_output=True,
-            text=True,
-            env=env,
-            preexec_fn=unprivileged.become,
-            timeout=60,
-        ).stdout.strip()
-        kept = own_home / ".cache" / "microgpt" / speed.FILE_NAME
+    with as_nobody() as nobody:
+        if isinstance(nobody, str):
+            pytest.skip(nobody)
+        key = nobody.python_code("from microgpt.runtime import speed; print(speed.machine_key())").stdout.strip()
+        home = Path(nobody.env["HOME"])
+        kept = (own_home / ".cache" / "microgpt" / speed.FILE_NAME).read_text()
         (home / ".cache" / "microgpt").mkdir(parents=True)
-        (home / ".cache" / "microgpt" / speed.FILE_NAME).write_text(kept.read_text().replace(speed.machine_key(), key))
-        for path in [home, *home.rglob("*")]:
-            os.chown(path, nobody.pw_uid, nobody.pw_gid)
-        yield unprivileged
-    finally:
-        shutil.rmtree(sandbox)
+        (home / ".cache" / "microgpt" / speed.FILE_NAME).write_text(kept.replace(speed.machine_key(), key))
+        give(home, nobody)
+        yield nobody
 
 
 def written_by_microgpt(runner: Runner, name: str) -> Path:
@@ -715,8 +641,7 @@ def test_out_replaces_only_microgpts_own_checkpoint_or_an_empty_file_whoever_run
         written_by_microgpt(runner, "wo.txt")
     else:
         out.write_bytes(content)
-        if runner.user is not None:
-            os.chown(out, runner.user, runner.user)
+        give(out, runner)
     out.chmod(mode)
     before = out.read_bytes()
     result = runner.run("train", "--steps", "2", *TINY, "--out", "wo.txt")
@@ -1687,9 +1612,9 @@ def fresh_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def quick_measure(monkeypatch):
-    """measure() at once, as a machine twice as slow as the reference would measure (the real one: below), on a
-    machine as busy as it is now."""
+    """measure() at once, as an idle machine twice as slow as the reference would measure (the real one: below)."""
     monkeypatch.setattr(speed, "measure", lambda: {"train": 2.0, "sample": 2.0})
+    monkeypatch.setattr(speed, "busy", lambda: 0.0)  # an idle machine, whatever the neighbours do meanwhile
 
 
 def measured(on: date | str, train: float = 2.0, sample: float = 2.0, busy: float = 0.0) -> dict:

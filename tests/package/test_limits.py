@@ -2,6 +2,7 @@
 
 import dataclasses
 import gc
+import json
 import random
 import re
 import tracemalloc
@@ -324,3 +325,45 @@ def test_a_small_pass_is_estimated_at_the_probes_own_speed_and_the_bound_at_the_
     sizes = [probe_values, 10**5, 10**6, 4 * 10**6, MAX_VALUES_PER_PASS]
     trains = [here.rates(n).train for n in sizes]
     assert trains == sorted(trains, reverse=(small.train > bound.train))  # from one to the other, in order
+
+
+MODEL_SHAPES = [
+    GPTConfig(vocab_size=27),  # the default model
+    GPTConfig(vocab_size=27, n_embd=64, block_size=32),  # wide: its parameters dominate
+    GPTConfig(vocab_size=3, n_layer=2000, n_embd=1, n_head=1, block_size=2),  # deep: rows and matrices do
+    GPTConfig(vocab_size=20_000, n_embd=1, n_head=1, block_size=2),  # a vocabulary of many one-number rows
+]
+
+
+def traced(f):
+    """What f() holds at its peak and at its end, over what was held before (tracemalloc), and what it returns."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        result = f()
+        now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - base, now - base, result
+
+
+@pytest.mark.parametrize("config", MODEL_SHAPES, ids=["default", "wide", "deep", "vocabulary"])
+def test_model_bytes_is_what_a_model_takes_however_its_parameters_are_held(config):
+    _, held, model = traced(lambda: Model.init(config))
+    assert held <= limits.model_bytes(config) <= 1.3 * held  # the resident size is more than Python's own count
+
+
+@pytest.mark.parametrize("config", MODEL_SHAPES, ids=["default", "wide", "deep", "vocabulary"])
+@pytest.mark.parametrize("indent", [None, 8])
+def test_loading_bytes_is_what_reading_a_checkpoint_takes_at_its_peak(tmp_path, config, indent):
+    from microgpt.runtime import checkpoint
+
+    path = tmp_path / "m.json"
+    vocab = "".join(chr(0x4E00 + i) for i in range(config.vocab_size - 1))  # as many characters as it needs
+    checkpoint.save(path, Model.init(config), Tokenizer(vocab))
+    if indent is not None:
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=indent))
+    peak, _, _ = traced(lambda: checkpoint.load(path))
+    reader = 2**20  # what the reader holds whatever the file (the JSON decoder's own), small beside any large file
+    assert peak - reader <= limits.loading_bytes(config, path.stat().st_size) <= 1.5 * peak
