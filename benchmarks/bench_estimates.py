@@ -8,7 +8,7 @@ examples) is a count of Values at this machine's speed, which microgpt measures 
    and two runs are measured, each in a fresh Python: a training step over a document that fills the
    block (as train() runs it, the cyclic garbage collector paused), and a sample that runs all
    block_size tokens (BOS never drawn, through the command line's own one_sample). The memory is the
-   pass's: the process's peak resident size (ru_maxrss) less its size just before it.
+   pass's: the process's peak resident size (VmHWM) less its size just before it.
 2. Whole runs of the command line, each in a fresh Python: `train` on the shipped names; `sample` from
    the checkpoint it wrote, as it runs (its estimate says "at most": a sample stops at BOS) and run to
    block_size every time; and `sample` from checkpoints near the bounds, the widest (also re-indented,
@@ -41,7 +41,6 @@ import json
 import os
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -53,7 +52,7 @@ from microgpt.cli.main import one_sample
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
-from microgpt.runtime import checkpoint, limits, speed
+from microgpt.runtime import checkpoint, limits, machine, speed
 from microgpt.train import cyclic_gc_paused, train_step
 
 # (vocab_size, n_layer, n_embd, n_head): the default model, wide ones, deep ones, a narrow one whose
@@ -86,11 +85,6 @@ def at_the_bound(shape: tuple[int, int, int, int]) -> GPTConfig:
     return GPTConfig(vocab_size, n_layer, n_embd, n_head, block_size=limits.longest_block(config))
 
 
-def resident_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 def measure(kind: str, shape: tuple[int, int, int, int]) -> dict[str, float]:
     """One run of `kind` (train or sample) at the bound, in this process: CPU seconds and peak bytes."""
     config = at_the_bound(shape)
@@ -109,12 +103,11 @@ def measure(kind: str, shape: tuple[int, int, int, int]) -> dict[str, float]:
             one_sample(model, tokenizer, FirstToken(), 0.5)
 
     gc.collect()
-    before = resident_bytes()
+    before = machine.resident()[0]
     start = time.process_time()
     run()
     seconds = time.process_time() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
-    return {"seconds": seconds, "bytes": peak - before}
+    return {"seconds": seconds, "bytes": machine.resident()[1] - before}
 
 
 def whole(args: list[str]) -> dict[str, object]:
@@ -152,7 +145,7 @@ def whole(args: list[str]) -> dict[str, object]:
         status = cli.main(args)
     seconds = time.process_time() - start
     assert status == 0, err.getvalue()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+    peak = machine.resident()[1]  # the process's own peak (getrusage's would count its parent's at the fork)
     said = next(line for line in err.getvalue().splitlines() if " of CPU time and " in line)
     return {"seconds": seconds, "bytes": peak, "said": said, **{f"estimated_{k}": v for k, v in estimated.items()}}
 

@@ -79,17 +79,17 @@ def memory_room() -> Room | None:
 
 def resident() -> tuple[int, int]:
     """The memory this process holds now (its resident size), and the most it has held so far, in bytes: what the
-    interpreter, microgpt and what it read take, which every estimate of memory counts. (0, 0) where unknown."""
+    interpreter, microgpt and what it read take, which every estimate of memory counts. Linux says both of the
+    process itself (VmRSS, VmHWM); elsewhere the most so far is getrusage's, which may count what the process
+    that started this one held. (0, 0) where neither is known."""
+    status = _proc_status()
+    if "VmRSS" in status and "VmHWM" in status:
+        return status["VmRSS"], status["VmHWM"]
     if resource is None:
         return 0, 0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    peak *= 1 if sys.platform == "darwin" else KIB  # bytes on macOS, KiB on Linux and the BSDs
-    try:
-        with open("/proc/self/statm", "rb") as f:  # Linux: pages, the second field resident
-            now = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        now = peak
-    return now, peak
+    peak *= 1 if sys.platform == "darwin" else KIB  # bytes on macOS, KiB on the BSDs
+    return peak, peak
 
 
 def disk_room(directory: str | Path) -> Room | None:
