@@ -100,8 +100,9 @@ def epilog() -> str:
         f"model builds {values_per_pass(default, 7):,} in a step on a 6-letter name. So time grows "
         "with --steps, with the square of --n-embd and with the square of the longest document, and memory "
         "with the last two. Every run says what it will cost before its first step.",
-        f"Where the times come from: this machine's speed, measured {here.measured} ({here.kept}), scales "
-        "rates measured on a reference machine; delete that file to measure again.",
+        f"Where the times come from: this machine's speed, measured {here.measured} ({kept(here)}), scales "
+        "rates measured on a reference machine, and so does how busy the machine is now (its load average): "
+        "other work slows a run down. A measurement is kept for a week; delete that file to measure again.",
         f"Bounds, checked before any work, with how far each setting can go: a model has at most "
         f"{MAX_PARAMETERS:,} parameters; a step or a sample builds at most {MAX_VALUES_PER_PASS:,} Values "
         f"(a step that large takes about {bound_step(here)}; a sample less), which bounds --block-size at "
@@ -120,6 +121,11 @@ def epilog() -> str:
     heading = f"examples, with the CPU time ({here.source}) and the memory each takes:"
     heading = textwrap.fill(heading, HELP_WIDTH, break_on_hyphens=False)
     return "\n\n".join([heading + "\n" + "\n".join(examples), *text])
+
+
+def kept(here: speed.Speed) -> str:
+    """Where the speed is kept, or that it is not, and why."""
+    return here.kept or f"not kept, so each run measures it: {here.not_kept}"
 
 
 def example_cost(command: str, docs: list[str], at: speed.Speed) -> str:

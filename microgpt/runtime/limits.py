@@ -31,7 +31,7 @@ from microgpt.runtime.counts import (
     values_per_step,
 )
 from microgpt.runtime.errors import InputError
-from microgpt.runtime.units import duration, number, repeated, size
+from microgpt.runtime.units import counted, duration, number, repeated, size
 
 # A bound, so that /dev/zero or a mistaken multi-gigabyte file fails at once: 16 MiB holds about
 # two million names, days of training at one document per step.
@@ -466,7 +466,7 @@ def check_fits(
         if block_size >= 2 and fit.accepts(config, block_size):
             advice.append(f"shorten the documents to at most {block_size - 1:,} characters")
     raise InputError(
-        f"a document is {len(longest):,} characters long, but {name('block_size')} {block_size} fits at most "
+        f"a document is {counted(len(longest), 'character')} long, but {name('block_size')} {block_size} fits at most "
         f"{block_size - 1:,}: {longest[:40]!r}" + (f" ({'; or '.join(advice)})" if advice else "")
     )
 

@@ -1407,7 +1407,8 @@ def test_help_gives_examples_with_what_each_costs_here_the_bounds_and_what_makes
     for command in cli.EXAMPLES:
         assert f"{command} # {cli.example_cost(command, docs, here)}" in text
         cli.build_parser().parse_args(shlex.split(command)[3:])  # each example is a valid command line
-    assert f"Where the times come from: this machine's speed, measured {here.measured} ({here.kept})" in text
+    assert f"Where the times come from: this machine's speed, measured {here.measured} ({cli.kept(here)})" in text
+    assert "how busy the machine is now (its load average)" in text and "kept for a week" in text
     assert "--temperature must be a positive number" in text
     assert f"a model has at most {limits.MAX_PARAMETERS:,} parameters" in text
     assert f"a step or a sample builds at most {limits.MAX_VALUES_PER_PASS:,} Values (a step that large" in text
