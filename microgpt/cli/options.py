@@ -18,6 +18,18 @@ DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 MOST_DIGITS = 4000
 
 
+def _rounded_down(x: float) -> str:
+    """x to two significant digits, rounded toward zero, as typed: 1.7976931348623157e308 -> '1.7e308'."""
+    mantissa, exponent = f"{x:.16e}".split("e")
+    return f"{mantissa[:3]}e{int(exponent)}"
+
+
+# The positive numbers a float holds, each end written so that, typed back, it is read as a number within:
+# the largest float is 1.797...e308, so a refusal that said 1.8e308 would offer what is read as infinity
+LARGEST = _rounded_down(sys.float_info.max)
+SMALLEST = repr(math.ulp(0.0))
+
+
 def whole_number(kind: str = "a whole number") -> Callable[[str], int]:
     """argparse's type for a whole number, ASCII digits and a sign at most; kind says its range in a refusal
     ('a whole number from 1 to 1,000,000,000')."""
@@ -42,10 +54,10 @@ def positive_number(example: str) -> Callable[[str], float]:
                 f"invalid value {text!r}: a positive number in ASCII digits (0-9), such as {example}, is expected"
             )
         value = float(text)
-        if not 0 < value < math.inf:
-            most = f"{sys.float_info.max:.1e}".replace("+", "")  # 1.8e308
+        if not 0 < value < math.inf:  # negative or zero, or beyond what a float holds either way
             raise argparse.ArgumentTypeError(
-                f"invalid value {text!r}: a positive number no larger than {most}, such as {example}, is expected"
+                f"invalid value {text!r}: a positive number from {SMALLEST} to {LARGEST}, such as {example}, "
+                "is expected"
             )
         return value
 

@@ -349,8 +349,9 @@ TRAIN_ERRORS = {
     "seed-negative": (["--seed", "-1"], "--seed must be from 0 to 18446744073709551615, got -1"),
     "seed-devanagari": (["--seed", "\u0967"], "argument --seed: invalid value '\u0967': a whole number from 0 to "),
     "n-embd-arabic-indic": (["--n-embd", "\u0668"], "argument --n-embd: invalid value '\u0668': a positive whole"),
-    "lr-negative": (["--lr", "-0.1"], "argument --lr: invalid value '-0.1': a positive number no larger than 1.8e308"),
-    "lr-overflows": (["--lr", "1e999"], "argument --lr: invalid value '1e999': a positive number no larger than"),
+    "lr-negative": (["--lr", "-0.1"], "argument --lr: invalid value '-0.1': a positive number from 5e-324 to 1.7e308"),
+    "lr-overflows": (["--lr", "1e999"], "argument --lr: invalid value '1e999': a positive number from "),
+    "lr-underflows": (["--lr", "1e-999"], "argument --lr: invalid value '1e-999': a positive number from "),
     "lr-nan": (["--lr", "nan"], "argument --lr: invalid value 'nan': a positive number in ASCII digits (0-9), such"),
     "lr-arabic-indic": (["--lr", "\u0660.\u0660\u0661"], "argument --lr: invalid value '\u0660.\u0660\u0661': a"),
     "n-layer-zero": (["--n-layer", "0"], "--n-layer must be a positive whole number, got 0"),
@@ -2098,3 +2099,12 @@ def test_numbers_in_a_refusal_are_written_as_they_are_typed(capsys):
     assert line == f"--seed must be from 0 to {limits.MAX_SEED}, got {typed}"
     assert cli.main(["train", "--steps", "9" * 5000]) == 2  # more digits than the command line reads
     assert "a number of 5,000 digits" in one_error_line(capsys.readouterr().err)
+    for beyond in ("1e999", "1e-999", "0"):  # a float's range, and its ends typed back are read within it
+        assert cli.main(["sample", "--ckpt", "x.json", "--temperature", beyond]) == 2
+        least, most = re.findall(r"a positive number from (\S+) to (\S+),", one_error_line(capsys.readouterr().err))[0]
+        for end in (least, most):
+            assert (
+                0
+                < cli.build_parser().parse_args(["sample", "--ckpt", "x.json", "--temperature", end]).temperature
+                < float("inf")
+            )
