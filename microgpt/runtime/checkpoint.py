@@ -201,8 +201,10 @@ def _checked(doc: Any, where: str) -> tuple[GPTConfig, Tokenizer, dict[str, Any]
     matrices (see _finite_rows); nothing the model's size is built."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputError(f'{where} is not a microgpt checkpoint (no "format": "{FORMAT}")')
-    if doc.get("version") != VERSION:
-        got = _brief(doc.get("version"))
+    if "version" not in doc:
+        raise InputError(f"{where} has no 'version' field; this microgpt reads version {VERSION}")
+    if doc["version"] != VERSION:
+        got = _brief(doc["version"])
         raise InputError(f"{where} has format version {got}; this microgpt reads version {VERSION}")
     for key in ("config", "vocab", "meta", "state_dict"):
         if key not in doc:

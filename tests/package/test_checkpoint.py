@@ -138,6 +138,7 @@ CORRUPTIONS = {
     "huge-int": (first_weight("1" + "0" * 400), "wte holds 1000000000.*, which is not a finite number"),
     "not-a-checkpoint": (lambda p: p.write_text("[1, 2, 3]"), "is not a microgpt checkpoint"),
     "wrong-version": (lambda p: rewrite(p, lambda d: d.update(version=2)), "has format version 2; .* reads version 1"),
+    "no-version": (lambda p: rewrite(p, lambda d: d.pop("version")), "has no 'version' field; .* reads version 1"),
     "no-vocab": (lambda p: rewrite(p, lambda d: d.pop("vocab")), "has no 'vocab' field"),
     "config-field-missing": (lambda p: rewrite(p, lambda d: d["config"].pop("n_head")), "config must have exactly"),
     "config-not-int": (lambda p: rewrite(p, lambda d: d["config"].update(n_layer=True)), "n_layer must be a positive"),
