@@ -48,6 +48,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 
+from microgpt.cli import main as cli
 from microgpt.cli.main import one_sample
 from microgpt.data import Tokenizer
 from microgpt.model import GPTConfig, Model
@@ -119,8 +120,6 @@ def whole(args: list[str]) -> dict[str, object]:
     if args[0] == "--to-the-end":
         random.Random.choices = FirstToken.choices  # type: ignore[method-assign]
         args = args[1:]
-    from microgpt.cli import main as cli
-
     estimated: dict[str, float] = {}
     real_memory, real_training, real_sampling = cli.memory_in_all, limits.training_run, limits.sampling_run
 

@@ -43,7 +43,7 @@ class Runner:
         have started with some ignored), no core file, and the runner's user."""
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
             signal.signal(signum, signal.SIG_DFL)
-        import resource
+        import resource  # POSIX only, as is all of this: Windows has no such module, and test_cli imports this one
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if self.user is not None:
@@ -74,7 +74,7 @@ def as_nobody() -> Iterator[Runner | str]:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         yield "the tests do not run as root: as the user they run as, they are unprivileged already"
         return
-    import pwd
+    import pwd  # POSIX only (see become): Windows has no user database module
 
     try:
         nobody = pwd.getpwnam("nobody")
