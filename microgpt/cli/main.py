@@ -16,11 +16,12 @@ from typing import Any, NoReturn
 
 from microgpt import __version__
 from microgpt.cli.console import ProgressLine, StdoutFailed, note, say, silence_stdout, write_stdout
-from microgpt.cli.options import decimal_number, whole_number
+from microgpt.cli.options import positive_number, whole_number
 from microgpt.data import Tokenizer, default_data_path
 from microgpt.model import GPTConfig, Model
 from microgpt.optim import Adam
-from microgpt.runtime import checkpoint, limits, machine, speed
+from microgpt.runtime import checkpoint, files, limits, machine, speed
+from microgpt.runtime.counts import MAX_VALUES_PER_PASS, values_per_pass
 from microgpt.runtime.errors import InputError
 from microgpt.runtime.limits import (
     MAX_DATA_BYTES,
@@ -28,8 +29,9 @@ from microgpt.runtime.limits import (
     MAX_SAMPLES,
     MAX_SEED,
     MAX_STEPS,
-    MAX_VALUES_PER_PASS,
+    Fit,
     check_config,
+    check_disk,
     check_fits,
     check_memory,
     read_docs,
@@ -44,7 +46,7 @@ from microgpt.runtime.signals import (
     stop_when_safe,
     stopped_line,
 )
-from microgpt.runtime.units import counted, duration, number, size
+from microgpt.runtime.units import counted, duration, size, typed
 from microgpt.sample import sample
 from microgpt.train import cyclic_gc_paused, train
 
@@ -64,7 +66,7 @@ EXAMPLES = [
 
 HELP_WIDTH = 100
 SAVING_FIRST = "saving the checkpoint first, then stopping"  # what a stop signal during the save says at once
-SEEDS = f"a whole number from 0 to {MAX_SEED:,}"
+SEEDS = f"a whole number from 0 to {MAX_SEED}"  # a range as it is typed: no separators
 
 # What each of the model's shape flags means; the flags themselves and their defaults come from GPTConfig.
 SHAPE_HELP = {
@@ -82,7 +84,7 @@ def epilog() -> str:
     here = speed.current()
     width = max(map(len, EXAMPLES))
     examples = [f"  {command:<{width}}  # {example_cost(command, docs, here)}" for command in EXAMPLES]
-    rates = here.rates(limits.values_per_pass(default, 7))  # a step on a 6-letter name, as said below
+    rates = here.rates(values_per_pass(default, 7))  # a step on a 6-letter name, as said below
     stops = ", ".join(f"{exit_status(signum)} {signal_name(signum)}" for signum in STOP_SIGNALS)
     paragraphs = [
         f"With no command, microgpt trains on the shipped names for {DEMO_STEPS} steps and prints "
@@ -95,11 +97,12 @@ def epilog() -> str:
         f"{rates.train * 1e6:.2g} microseconds of CPU time ({rates.train_attention * 1e6:.2g} in attention over "
         f"earlier positions), backward pass included; a sample takes about {rates.sample * 1e6:.2g} microseconds "
         f"a Value ({rates.sample_attention * 1e6:.2g} in attention) and keeps only part of them. The default "
-        f"model builds {limits.values_per_pass(default, 7):,} in a step on a 6-letter name. So time grows "
+        f"model builds {values_per_pass(default, 7):,} in a step on a 6-letter name. So time grows "
         "with --steps, with the square of --n-embd and with the square of the longest document, and memory "
         "with the last two. Every run says what it will cost before its first step.",
-        f"Where the times come from: this machine's speed, measured {here.measured} ({here.kept}), scales "
-        "rates measured on a reference machine; delete that file to measure again.",
+        f"Where the times come from: this machine's speed, measured {here.measured} ({kept(here)}), scales "
+        "rates measured on a reference machine, and so does how busy the machine is now (its load average): "
+        "other work slows a run down. A measurement is kept for a week; delete that file to measure again.",
         f"Bounds, checked before any work, with how far each setting can go: a model has at most "
         f"{MAX_PARAMETERS:,} parameters; a step or a sample builds at most {MAX_VALUES_PER_PASS:,} Values "
         f"(a step that large takes about {bound_step(here)}; a sample less), which bounds --block-size at "
@@ -120,19 +123,33 @@ def epilog() -> str:
     return "\n\n".join([heading + "\n" + "\n".join(examples), *text])
 
 
+def kept(here: speed.Speed) -> str:
+    """Where the speed is kept, or that it is not, and why."""
+    return here.kept or f"not kept, so each run measures it: {here.not_kept}"
+
+
 def example_cost(command: str, docs: list[str], at: speed.Speed) -> str:
     """What an example of EXAMPLES costs, as its run would say before its first step: 'about 1.2 min, 28 MB'."""
     args = build_parser().parse_args(shlex.split(command)[3:])
     config = GPTConfig(Tokenizer.from_docs(docs).vocab_size)  # each example runs the default model
     if args.command == "train":
         cost = limits.training_run(config, docs, args.steps, at)
-        return f"about {cost.time}, {size(cost.bytes)}"
-    sampling = limits.sampling_run(config, DEMO_SAMPLES if args.command is None else args.n, at)
-    if args.command == "sample":
-        return f"at most {sampling.time}, {size(sampling.bytes)}"
+        return f"about {cost.time}, {size(memory_in_all(cost.bytes))}"
+    if args.command == "sample":  # from the checkpoint the train example writes, at the most it can hold
+        vocab = Tokenizer.from_docs(docs).chars
+        meta = run_meta(build_parser().parse_args(["train"]), str(default_data_path()), 1000)
+        file_bytes = checkpoint.size_bound(config, vocab, meta)
+        sampling = limits.sampling_run(config, args.n, at, file_bytes)
+        return f"at most {sampling.time}, {size(memory_in_all(sampling.bytes))}"
+    sampling = limits.sampling_run(config, DEMO_SAMPLES, at)
     training = limits.training_run(config, docs, DEMO_STEPS, at)
-    seconds = DEMO_STEPS * training.seconds_each + sampling.count * sampling.seconds_each
-    return f"about {duration(seconds)}, {size(max(training.bytes, sampling.bytes))}"
+    return f"{demo_time(training, sampling)}, {size(memory_in_all(max(training.bytes, sampling.bytes)))}"
+
+
+def demo_time(training: limits.RunCost, sampling: limits.RunCost) -> str:
+    """The demo's CPU time: about that of its steps and its samples, which may end early (at most a few per cent
+    of the whole: a few samples after hundreds of steps)."""
+    return f"about {duration(DEMO_STEPS * training.seconds_each + sampling.count * sampling.seconds_each)}"
 
 
 def bound_step(at: speed.Speed) -> str:
@@ -214,9 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument(
         "--steps",
-        type=whole_number(f"a whole number from 1 to {MAX_STEPS:,}"),
+        type=whole_number(f"a whole number from 1 to {MAX_STEPS}"),
         default=1000,
-        help=f"training steps, 1 to {MAX_STEPS:,} (default: 1000)",
+        help=f"training steps, 1 to {MAX_STEPS} (default: 1000)",
     )
     t.add_argument(
         "--data",
@@ -232,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", type=str, default=DEFAULT_OUT, help=OUT_HELP)
     t.add_argument(
         "--lr",
-        type=decimal_number("a positive number", "0.01"),
+        type=positive_number("0.01"),
         default=0.01,
         help="Adam learning rate, decayed linearly to 0 (default: 0.01)",
     )
@@ -249,13 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
         "escapes such as \\x1b.",
     )
     s.add_argument("--ckpt", type=str, required=True, help="checkpoint written by `microgpt train`")
-    samples = f"a whole number from 0 to {MAX_SAMPLES:,}"
+    samples = f"a whole number from 0 to {MAX_SAMPLES}"
     s.add_argument(
-        "-n", type=whole_number(samples), default=20, help=f"how many samples, 0 to {MAX_SAMPLES:,} (default: 20)"
+        "-n", type=whole_number(samples), default=20, help=f"how many samples, 0 to {MAX_SAMPLES} (default: 20)"
     )
     s.add_argument(
         "--temperature",
-        type=decimal_number("a positive number", "0.5"),
+        type=positive_number("0.5"),
         default=0.5,
         help="a positive number: < 1 sharpens, > 1 flattens (default: 0.5)",
     )
@@ -319,14 +336,15 @@ def cmd_demo() -> int:
     docs = read_docs(default_data_path())
     tokenizer = Tokenizer.from_docs(docs)
     config = GPTConfig(tokenizer.vocab_size)
-    check_config(config)  # the default shape on the shipped names: checked all the same, as train does
-    check_fits(docs, config.block_size)
-    longest = max(map(len, docs)) + 1
-    check_memory(config, longest, "training the default model", training=True, fixed=True)
+    # the default shape on the shipped names: checked all the same, as train does
+    must_fit = Fit(max(map(len, docs)) + 1, training=True, memory=machine.memory_room())
+    check_config(config, fit=must_fit)
+    check_fits(docs, config.block_size, config=config, fit=must_fit)
+    check_memory(config, "training the default model", must_fit, fixed=True)
     training, sampling = limits.training_run(config, docs, DEMO_STEPS), limits.sampling_run(config, DEMO_SAMPLES)
-    seconds = DEMO_STEPS * training.seconds_each + DEMO_SAMPLES * sampling.seconds_each
     memory = max(training.bytes, sampling.bytes)
-    say_estimate(f"{DEMO_STEPS} steps on the shipped names, then {DEMO_SAMPLES} samples", duration(seconds), memory)
+    what = f"{DEMO_STEPS} steps on the shipped names, then {DEMO_SAMPLES} samples"
+    say_estimate(what, demo_time(training, sampling), memory)
     model = Model.init(config)
     progress = ProgressLine(sys.stderr, DEMO_STEPS)
     with stop_when_safe(acknowledge(progress, "then sampling from what was trained")) as stop:
@@ -341,8 +359,6 @@ def cmd_demo() -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     in_range("--steps", min(args.steps, MAX_STEPS), 1, MAX_STEPS)  # more than MAX_STEPS: below, with what they take
     in_range("--seed", args.seed, 0, MAX_SEED)
-    if not (math.isfinite(args.lr) and args.lr > 0):
-        raise InputError(f"--lr must be a positive finite number, got {args.lr}")
     data = args.data if args.data is not None else str(default_data_path())
     try:
         checkpoint.check_out(args.out, {"data file": data})  # now, not after the training
@@ -351,25 +367,31 @@ def cmd_train(args: argparse.Namespace) -> int:
     docs = read_docs(data, seed=args.seed)
     tokenizer = Tokenizer.from_docs(docs)
     config = GPTConfig(tokenizer.vocab_size, **{field.name: getattr(args, field.name) for field in shape_fields()})
-    check_config(config, name=flag_of)  # the bounds: before anything the model's size is built
-    check_fits(docs, config.block_size)
     longest = max(map(len, docs)) + 1
-    check_memory(config, longest, f"a training step over {longest:,} tokens", training=True, name=flag_of)
+    meta = run_meta(args, data, args.steps)
+    must_fit = Fit(  # everything the run must fit, so that every setting a refusal offers is one the run accepts
+        longest,
+        training=True,
+        memory=machine.memory_room(),
+        disk=machine.disk_room(files.parent_of(args.out)),
+        file_bytes=lambda c: checkpoint.size_bound(c, tokenizer.chars, meta),
+    )
+    check_config(config, flag_of, must_fit)  # the bounds: before anything the model's size is built
+    check_fits(docs, config.block_size, flag_of, config, must_fit)
+    check_memory(config, f"a training step over {longest:,} tokens", must_fit, flag_of)
     try:
-        checkpoint.check_room(
-            args.out, config, tokenizer.chars, run_meta(args, data, args.steps), flag_of, {"block_size": longest}
-        )
+        check_disk(config, must_fit, flag_of)
     except InputError as e:
         raise InputError(f"--out: {e}") from None
     cost = limits.training_run(config, docs, args.steps)  # the first time that needs this machine's speed
     if args.steps > MAX_STEPS:
         raise InputError(
-            f"--steps {number(args.steps, ',')} would take {cost.time} of CPU time on this machine "
-            f"({duration(cost.seconds_each)} a step); --steps can be at most {MAX_STEPS:,}"
+            f"--steps {typed(args.steps)} would take {cost.time} of CPU time on this machine "
+            f"({duration(cost.seconds_each)} a step); --steps can be at most {MAX_STEPS}"
         )
     n = limits.parameter_count(config)
     what = f"{counted(args.steps, 'step')} of a {n:,}-parameter model on {counted(len(docs), 'document')}"
-    say_estimate(what, cost.time, cost.bytes)
+    say_estimate(what, f"about {cost.time}", cost.bytes)
     model = Model.init(config, seed=args.seed)
 
     # From here to the end, Ctrl-C and SIGTERM only ask to stop: the step finishes, the save completes.
@@ -401,8 +423,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         elif stop.signum is not None:
             note(f"microgpt: {signal_name(stop.signum)} arrived during the save; the checkpoint is complete")
         try:
-            try_it = f"try: python -m microgpt sample --ckpt {shlex.quote(args.out)}"
-            say(f"wrote {args.out} ({counted(done, 'step')}); {try_it}")
+            say(f"wrote {args.out} ({counted(done, 'step')}); {try_sampling(args.out)}")
         except StdoutFailed as e:  # the work is saved: say so, since the line that would have cannot
             raise StdoutFailed(f"{e} (the checkpoint {args.out} was written)") from None
     return 0 if stop.signum is None else exit_status(stop.signum)
@@ -421,19 +442,28 @@ def run_meta(args: argparse.Namespace, data: str, done: int) -> dict[str, Any]:
     }
 
 
+def try_sampling(path: str) -> str:
+    """The command that samples from the checkpoint just written, as it is pasted into a shell. A name that holds
+    a character that is not printable is shown escaped (see console.printable), and pasted it would name another
+    file: that is said instead."""
+    if not path.isprintable():
+        return "its name holds a character that is not printable (shown here as a Python escape): no command to paste"
+    quoted = shlex.quote(path)
+    return f"try: python -m microgpt sample --ckpt{'=' if path.startswith('-') else ' '}{quoted}"
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
     in_range("-n", args.n, 0, MAX_SAMPLES)
     in_range("--seed", args.seed, 0, MAX_SEED)
-    if not (math.isfinite(args.temperature) and args.temperature > 0):
-        raise InputError(f"--temperature must be a positive finite number, got {args.temperature}")
 
-    def room_for(config: GPTConfig) -> None:  # before the checkpoint's weights are built
-        check_memory(config, config.block_size, "sampling from this checkpoint", training=False, fixed=True)
+    def ready(config: GPTConfig, file_bytes: int) -> None:  # the config is read; the weights are not, yet
+        must_fit = Fit(training=False, memory=machine.memory_room(), reading=file_bytes)
+        check_memory(config, "reading this checkpoint and sampling from it", must_fit, fixed=True)
+        cost = limits.sampling_run(config, args.n, file_bytes=file_bytes)
+        what = f"{counted(args.n, 'sample')} of at most {counted(config.block_size, 'token')}"
+        say_estimate(what, f"at most {cost.time}", cost.bytes, read=file_bytes)
 
-    model, tokenizer, _ = checkpoint.load(args.ckpt, check=room_for)  # its block_size is within the bounds
-    cost = limits.sampling_run(model.config, args.n)
-    what = f"{counted(args.n, 'sample')} of at most {counted(model.config.block_size, 'token')}"
-    say_estimate(what, cost.time, cost.bytes, "at most")
+    model, tokenizer, _ = checkpoint.load(args.ckpt, check=ready)  # its block_size is within the bounds
     try:
         print_samples(model, tokenizer, args.n, args.temperature, args.seed)
     except (ArithmeticError, ValueError) as e:
@@ -448,16 +478,23 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def in_range(flag: str, value: int, low: int, high: int) -> None:
-    """Refuse a whole number out of its option's range, saying the range."""
+    """Refuse a whole number out of its option's range, saying the range, each number as it is typed."""
     if not low <= value <= high:
-        shown = number(value, ",") if value >= 0 else f"-{number(-value, ',')}"
-        raise InputError(f"{flag} must be from {low:,} to {high:,}, got {shown}")
+        raise InputError(f"{flag} must be from {low} to {high}, got {typed(value)}")
 
 
-def say_estimate(what: str, time: str, memory: int, how: str = "about") -> None:
+def say_estimate(what: str, time: str, growth: int, read: int = 0) -> None:
     """The line every run prints before its first step: what it will do, and what that costs here."""
     here = speed.current()
-    note(f"microgpt: {what}: {how} {time} of CPU time and {size(memory)} of memory ({here.source})")
+    note(f"microgpt: {what}: {time} of CPU time and {size(memory_in_all(growth, read))} of memory ({here.source})")
+
+
+def memory_in_all(growth: int, read: int = 0) -> int:
+    """All the memory the process will hold: what it holds now (the interpreter, microgpt, what it has read, less
+    the text of a checkpoint being read, read bytes, which goes before the model is built) and what the run adds;
+    or what it has held already, if that is more."""
+    now, peak = machine.resident()
+    return max(peak, now - read + growth)
 
 
 def print_samples(model: Model, tokenizer: Tokenizer, n: int, temperature: float, seed: int) -> None:

@@ -7,13 +7,27 @@ option's range is checked where its bounds are known (see main.py), and a refusa
 """
 
 import argparse
+import math
 import re
+import sys
 from collections.abc import Callable
 
 WHOLE = re.compile(r"[+-]?[0-9]+")
 DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 # Python reads at most 4,300 digits into an int (sys.get_int_max_str_digits); no bound comes near this
 MOST_DIGITS = 4000
+
+
+def _rounded_down(x: float) -> str:
+    """x to two significant digits, rounded toward zero, as typed: 1.7976931348623157e308 -> '1.7e308'."""
+    mantissa, exponent = f"{x:.16e}".split("e")
+    return f"{mantissa[:3]}e{int(exponent)}"
+
+
+# The positive numbers a float holds, each end written so that, typed back, it is read as a number within:
+# the largest float is 1.797...e308, so a refusal that said 1.8e308 would offer what is read as infinity
+LARGEST = _rounded_down(sys.float_info.max)
+SMALLEST = repr(math.ulp(0.0))
 
 
 def whole_number(kind: str = "a whole number") -> Callable[[str], int]:
@@ -30,14 +44,21 @@ def whole_number(kind: str = "a whole number") -> Callable[[str], int]:
     return read
 
 
-def decimal_number(kind: str, example: str) -> Callable[[str], float]:
-    """argparse's type for a number in ASCII digits, with a decimal point or an exponent (0.01, 1e-3)."""
+def positive_number(example: str) -> Callable[[str], float]:
+    """argparse's type for a positive number in ASCII digits, with a decimal point or an exponent (0.01, 1e-3),
+    that a float holds (1e999 is refused, not read as infinity)."""
 
     def read(text: str) -> float:
         if not DECIMAL.fullmatch(text):
             raise argparse.ArgumentTypeError(
-                f"invalid value {text!r}: {kind} in ASCII digits (0-9), such as {example}, is expected"
+                f"invalid value {text!r}: a positive number in ASCII digits (0-9), such as {example}, is expected"
             )
-        return float(text)  # may be inf (1e999): the option's own check says what it must be
+        value = float(text)
+        if not 0 < value < math.inf:  # negative or zero, or beyond what a float holds either way
+            raise argparse.ArgumentTypeError(
+                f"invalid value {text!r}: a positive number from {SMALLEST} to {LARGEST}, such as {example}, "
+                "is expected"
+            )
+        return value
 
     return read

@@ -9,19 +9,19 @@ import dataclasses
 import json
 import math
 import os
-import re
 import reprlib
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from microgpt.data import Tokenizer
 from microgpt.engine import Value
-from microgpt.model import GPTConfig, Matrix, Model
-from microgpt.runtime import files, machine
+from microgpt.model import GPTConfig, Model
+from microgpt.runtime import files
 from microgpt.runtime.errors import InputError
-from microgpt.runtime.limits import MAX_PARAMETERS, Namer, check_config, how_far, with_the_others
-from microgpt.runtime.units import size
+from microgpt.runtime.limits import MAX_PARAMETERS, check_config
+from microgpt.train import cyclic_gc_paused
 
 FORMAT = "microgpt-checkpoint"
 VERSION = 1
@@ -31,10 +31,6 @@ BYTES_PER_PARAMETER = 64
 MAX_BYTES = MAX_PARAMETERS * BYTES_PER_PARAMETER
 # The longest a weight is in the file: json.dumps writes a float as repr() does, 17 significant digits at most
 MAX_NUMBER_CHARS = len(repr(-2.2250738585072014e-308))  # 24
-# What every checkpoint holds near its start, whether save() wrote it or a tool re-wrote it with its keys
-# sorted ("config" comes first then, and holds no list): how a file is known to be one before it is replaced.
-SIGNATURE = re.compile(rb'\A\s*\{[^\[]*?"format"\s*:\s*"microgpt-checkpoint"')
-SIGNATURE_BYTES = 1 << 16
 CHUNK_BYTES = 1 << 20  # what save() hands the file at a time: a few rows of the largest matrices
 
 
@@ -44,7 +40,7 @@ def save(path: str | Path, model: Model, tokenizer: Tokenizer, meta: dict[str, A
 
     Only a checkpoint (or an empty file) is replaced: see check_out.
     """
-    refuse_what_is_not_a_checkpoint(path)
+    refuse_what_is_not_a_checkpoint(os.fspath(path))
     try:
         files.write_atomically(path, _pieces(model, tokenizer, meta or {}))
     except _NotFinite:
@@ -102,61 +98,113 @@ def size_bound(config: GPTConfig, vocab: str, meta: dict[str, Any]) -> int:
 def check_out(path: str | Path, inputs: Mapping[str, str | Path] | None = None) -> None:
     """Refuse, before any work is done, a path save() would refuse: see files.check_output, and
     refuse_what_is_not_a_checkpoint."""
-    files.check_output(path, inputs)
-    refuse_what_is_not_a_checkpoint(path)
+    files.check_output(path, inputs, judge=refuse_what_is_not_a_checkpoint)
 
 
-def refuse_what_is_not_a_checkpoint(path: str | Path) -> None:
-    """A file already at path is replaced only if it is a microgpt checkpoint, or empty: a mistyped --out
-    (a data file, notes, `x/.`) must not cost another file. Read only up to SIGNATURE_BYTES."""
+def refuse_what_is_not_a_checkpoint(path: str) -> None:
+    """A file already at path is replaced only if it shows that it is a microgpt checkpoint (read whole, with
+    MAX_BYTES as its bound, parsed, and checked as load() checks it), or if it is empty (not a byte: whitespace
+    may be someone's). A mistyped --out must not cost another file, nor may a file that cannot be read: what
+    cannot be shown to be a checkpoint is refused, with why."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(SIGNATURE_BYTES)
-    except FileNotFoundError:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return  # a link, a directory, a device: files.check_output refuses each, saying what it is
+    except (OSError, ValueError):  # missing: nothing to lose; or what files.check_output refuses, saying why
         return
-    except OSError:  # what files.check_output refuses (a directory, a FIFO, ...), it refuses with its reason
-        return
-    if head.strip() and not SIGNATURE.match(head):
-        raise InputError(
-            f"{os.fspath(path)} is a file that is not a microgpt checkpoint; microgpt replaces only its own "
-            "checkpoints, so that no other file is lost: choose another path, or remove the file first"
-        )
+    try:
+        text = _read_text(path, "file", path)
+        if text and not text.strip():
+            raise InputError(f"{path} is not empty: it holds {len(text):,} bytes of whitespace")
+        if text:
+            for name, matrix in _checked(_parse(text, path), path)[3].items():
+                for _ in _finite_rows(matrix, f"{path}: {name}"):
+                    pass
+    except InputError as e:
+        raise InputError(f"{e}; {_REPLACES_ONLY}") from None
 
 
-def check_room(
-    path: str | Path,
-    config: GPTConfig,
-    vocab: str,
-    meta: dict[str, Any],
-    name: Namer = str,
-    least: dict[str, int] | None = None,
-) -> None:
-    """Refuse, before training, a checkpoint larger than the room where it goes (machine.disk_room): the free
-    space of the file system of path's directory, and the file-size limit. The temporary file is written
-    before the old one goes, so all of it must fit."""
-    room = machine.disk_room(files.parent_of(path))
-    need = size_bound(config, vocab, meta)
-    if room is None or need <= room.bytes:
-        return
-    remedies = how_far(config, lambda c: size_bound(c, vocab, meta) <= room.bytes, name, least=least)
-    raise InputError(
-        f"the checkpoint of this model takes up to {size(need)}, but {room.cause} leaves it {size(room.bytes)}; "
-        + (with_the_others(remedies) + ", or " if remedies else "")
-        + room.remedy(need)
-    )
+_REPLACES_ONLY = (
+    "microgpt replaces only its own checkpoints and empty files, so that no other file is lost: "
+    "choose another path, or remove the file first"
+)
 
 
-def load(path: str | Path, check: Callable[[GPTConfig], None] | None = None) -> tuple[Model, Tokenizer, dict[str, Any]]:
+def load(
+    path: str | Path, check: Callable[[GPTConfig, int], None] | None = None
+) -> tuple[Model, Tokenizer, dict[str, Any]]:
     """Read a checkpoint written by save(); raise InputError saying what is wrong with it, if anything.
 
-    check(config), if given, may refuse the model before it is built (the command line's memory bound).
+    check(config, file_bytes), if given, is called once the config is read and checked against the bounds,
+    and before the weights are (they follow it in every checkpoint save() or a tool that sorts keys writes):
+    it may refuse the model (the command line's memory bound) and say what the rest will cost.
     """
     where = f"checkpoint {path}"
-    doc = _parse(files.read_bytes(path, MAX_BYTES, "checkpoint"), where)
+    text = _read_text(path, "checkpoint", where)
+    file_bytes, seen = len(text), list[GPTConfig]()
+
+    def config_read(fields: dict[str, Any]) -> None:
+        if not seen:
+            seen.append(_config(fields, where))
+            if check is not None:
+                check(seen[0], file_bytes)
+
+    doc = _parse(text, where, config_read)
+    del text  # the file's text goes before the model is built
+    config, tokenizer, meta, matrices = _checked(doc, where)
+    del doc  # the matrices are the JSON's own lists: each row goes as its Values are built
+    if not seen and check is not None:  # a file whose config comes after its weights
+        check(config, file_bytes)
+    elif seen and seen[0] != config:
+        raise InputError(f"{where} is not a microgpt checkpoint: an object like its config comes before its config")
+    state_dict = {}
+    with cyclic_gc_paused():  # it would walk the Values built so far again and again; they hold no cycles
+        for name, matrix in matrices.items():
+            built = [[Value(x) for x in row] for row in _finite_rows(matrix, f"{where}: {name}")]
+            state_dict[name] = built[::-1]
+    return Model(config, state_dict), tokenizer, meta
+
+
+def _read_text(path: str | Path, what: str, where: str) -> str:
+    """The text of the file at path, read whole with MAX_BYTES as its bound (see files.read_bytes)."""
+    raw = files.read_bytes(path, MAX_BYTES, what)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{where} is not valid JSON: not UTF-8 text (byte {e.start})") from None
+
+
+def _parse(text: str, where: str, config_read: Callable[[dict[str, Any]], None] | None = None) -> Any:
+    """The JSON document; config_read(fields) is called as each object with exactly GPTConfig's fields is read."""
+    names = {field.name for field in dataclasses.fields(GPTConfig)}
+
+    def pairs_read(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        fields = dict(pairs)
+        if config_read is not None and fields.keys() == names:
+            config_read(fields)
+        return fields
+
+    try:
+        with cyclic_gc_paused():  # the JSON holds no cycles, and the collector would walk its lists again and again
+            return json.loads(text, parse_float=_number, parse_constant=_reject_constant, object_pairs_hook=pairs_read)
+    except InputError:  # from config_read: the config's own refusal
+        raise
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except ValueError as e:  # NaN, Infinity, -Infinity, or an integer of thousands of digits
+        raise InputError(f"{where} is not valid JSON: {e}") from None
+    except RecursionError:
+        raise InputError(f"{where} is not a microgpt checkpoint: its JSON is nested too deeply") from None
+
+
+def _checked(doc: Any, where: str) -> tuple[GPTConfig, Tokenizer, dict[str, Any], dict[str, list[list[Any]]]]:
+    """The config, vocabulary, meta and matrices of a checkpoint's JSON, each checked but the numbers in the
+    matrices (see _finite_rows); nothing the model's size is built."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise InputError(f'{where} is not a microgpt checkpoint (no "format": "{FORMAT}")')
-    if doc.get("version") != VERSION:
-        got = _brief(doc.get("version"))
+    if "version" not in doc:
+        raise InputError(f"{where} has no 'version' field; this microgpt reads version {VERSION}")
+    if doc["version"] != VERSION:
+        got = _brief(doc["version"])
         raise InputError(f"{where} has format version {got}; this microgpt reads version {VERSION}")
     for key in ("config", "vocab", "meta", "state_dict"):
         if key not in doc:
@@ -165,22 +213,7 @@ def load(path: str | Path, check: Callable[[GPTConfig], None] | None = None) -> 
     tokenizer = _tokenizer(doc["vocab"], config, where)
     if not isinstance(doc["meta"], dict):
         raise InputError(f"{where}: meta must be a JSON object")
-    if check is not None:
-        check(config)
-    return Model(config, _state_dict(doc["state_dict"], config, where)), tokenizer, doc["meta"]
-
-
-def _parse(raw: bytes, where: str) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8"), parse_float=_number, parse_constant=_reject_constant)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{where} is not valid JSON: not UTF-8 text (byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except ValueError as e:  # NaN, Infinity, -Infinity, or an integer of thousands of digits
-        raise InputError(f"{where} is not valid JSON: {e}") from None
-    except RecursionError:
-        raise InputError(f"{where} is not a microgpt checkpoint: its JSON is nested too deeply") from None
+    return config, tokenizer, doc["meta"], _matrices(doc["state_dict"], config, where)
 
 
 def _number(text: str) -> float:
@@ -222,8 +255,8 @@ def _tokenizer(vocab: Any, config: GPTConfig, where: str) -> Tokenizer:
     return Tokenizer(vocab)
 
 
-def _state_dict(state_doc: Any, config: GPTConfig, where: str) -> dict[str, Matrix]:
-    """The weights, each matrix checked against the shape the config gives it before it is built."""
+def _matrices(state_doc: Any, config: GPTConfig, where: str) -> dict[str, list[list[Any]]]:
+    """The matrices, in the config's order, each checked against the shape the config gives it."""
     if not isinstance(state_doc, dict):
         raise InputError(f"{where}: state_dict must be a JSON object of matrices")
     shapes = config.matrix_shapes()  # small: the config is within bounds
@@ -231,7 +264,7 @@ def _state_dict(state_doc: Any, config: GPTConfig, where: str) -> dict[str, Matr
     if missing or extra:
         problem = f"lacks {_listed(missing)}" if missing else f"has unexpected {_listed(extra)}"
         raise InputError(f"{where}: state_dict {problem} (config: {_describe(config)})")
-    state_dict = {}
+    matrices = {}
     for name, (nout, nin) in shapes.items():
         mat = state_doc[name]
         if not isinstance(mat, list) or not all(isinstance(row, list) for row in mat):
@@ -244,8 +277,19 @@ def _state_dict(state_doc: Any, config: GPTConfig, where: str) -> dict[str, Matr
             got = f"{len(mat)}x{len(mat[0])}"
         if got != f"{nout}x{nin}":
             raise InputError(f"{where}: {name} is {got}, but the config ({_describe(config)}) needs {nout}x{nin}")
-        state_dict[name] = [[Value(_finite(x, f"{where}: {name}")) for x in row] for row in mat]
-    return state_dict
+        matrices[name] = mat
+    return matrices
+
+
+def _finite_rows(matrix: list[list[Any]], where: str) -> Iterator[list[float]]:
+    """The matrix's rows, last first, each as finite floats (or an InputError); each row leaves the matrix as it
+    is given, so that a caller that builds from it holds one copy of the weights, not two."""
+    while matrix:
+        row = matrix.pop()
+        if all(type(x) is float for x in row) and all(map(math.isfinite, row)):  # as a checkpoint's JSON holds them
+            yield row
+        else:
+            yield [_finite(x, where) for x in row]
 
 
 def _finite(x: Any, where: str) -> float:

@@ -6,8 +6,9 @@ file that the path itself names, so a link can never steer a write onto another 
 
 import os
 import secrets
+import shlex
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from microgpt.runtime.errors import InputError
@@ -83,12 +84,26 @@ def _read_at_most(fd: int, n: int) -> bytes:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def check_output(path: str | Path, inputs: Mapping[str, str | Path] | None = None) -> None:
+def check_output(
+    path: str | Path, inputs: Mapping[str, str | Path] | None = None, judge: Callable[[str], None] | None = None
+) -> None:
     """Refuse, before any work is done, an output path that the final write would refuse or fail on.
 
     inputs maps a description ("data file") to a path the run reads, which the output must not be.
+    judge(path), if given, refuses a file already there by what it holds (checkpoint.py: only its own);
+    it is asked before whether the file may be written, so that no refusal asks to make writable a file
+    that would be refused all the same.
     """
-    existing = replaceable(path)
+    try:
+        existing = _regular_or_none(path)
+    except SymbolicLink as e:  # offer the file it names only if that would be accepted in its place
+        try:
+            if os.path.islink(e.target):  # a loop of links: realpath stops inside it
+                raise InputError(e.target)
+            check_output(e.target, inputs, judge)
+        except InputError:
+            raise InputError(f"{e}: choose another path") from None
+        raise InputError(f"{e}: give the path of the file itself, {shlex.quote(e.target)}") from None
     if existing is not None:
         for what, other in (inputs or {}).items():
             try:
@@ -98,6 +113,9 @@ def check_output(path: str | Path, inputs: Mapping[str, str | Path] | None = Non
             if same:
                 given = os.fspath(other)
                 raise InputError(f"{os.fspath(path)} is the {what} ({given}); writing it would destroy the input")
+        if judge is not None:
+            judge(os.fspath(path))
+        _check_writable(os.fspath(path), existing)
     with signals_held():  # the probe must not outlive a Ctrl-C
         fd, tmp = _create_temp(parent_of(path))
         os.close(fd)
@@ -116,6 +134,22 @@ def replaceable(name: str | Path) -> os.stat_result | None:
 
     The path is read as the system reads it, never normalised: `victim.txt/.` is not `victim.txt`.
     """
+    info = _regular_or_none(name)
+    if info is not None:
+        _check_writable(os.fspath(name), info)
+    return info
+
+
+class SymbolicLink(InputError):
+    """The output path is a symbolic link, which microgpt does not follow: target is the file it names."""
+
+    def __init__(self, path: str):
+        super().__init__(f"{path} is a symbolic link (to {os.readlink(path)}); microgpt replaces only regular files")
+        self.target = os.path.realpath(path)
+
+
+def _regular_or_none(name: str | Path) -> os.stat_result | None:
+    """The stat of the regular file at name, or None if there is none; refuse a path that names anything else."""
     path = os.fspath(name)
     if not path:
         raise InputError("the path is empty")
@@ -142,22 +176,22 @@ def replaceable(name: str | Path) -> os.stat_result | None:
     except (OSError, ValueError) as e:  # a name too long for the file system, a NUL, ...
         raise InputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     if stat.S_ISLNK(info.st_mode):
-        raise InputError(
-            f"{path} is a symbolic link (to {os.readlink(path)}); microgpt replaces only regular files, "
-            "so give the path of the file itself"
-        )
+        raise SymbolicLink(path)
     if stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path} is a directory, not a file")
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"{path} is {describe(info.st_mode)}; microgpt writes only regular files")
+    return info
+
+
+def _check_writable(path: str, info: os.stat_result) -> None:
     if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
         raise InputError(f"{path} is read-only (for you); make it writable or choose another path")
-    if _owned_by_another_in_a_sticky_directory(parent, info):
+    if _owned_by_another_in_a_sticky_directory(parent_of(path), info):
         raise InputError(
             f"{path} belongs to another user, in a directory where only a file's owner may replace it "
             "(the sticky bit, as on /tmp); choose another path"
         )
-    return info
 
 
 def _not_a_directory(path: str) -> str:

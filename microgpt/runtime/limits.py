@@ -9,6 +9,7 @@ this: they trust their input, as the reference does.
 """
 
 import dataclasses
+import functools
 import re
 import struct
 import sys
@@ -20,8 +21,17 @@ from microgpt.data import split_docs
 from microgpt.engine import Value
 from microgpt.model import GPTConfig
 from microgpt.runtime import files, machine, speed
+from microgpt.runtime.counts import (
+    MAX_VALUES_PER_PASS,
+    attention_values,
+    matrix_count,
+    parameter_count,
+    values_alive_in_sample,
+    values_per_pass,
+    values_per_step,
+)
 from microgpt.runtime.errors import InputError
-from microgpt.runtime.units import duration, number, repeated, size
+from microgpt.runtime.units import counted, duration, number, repeated, size
 
 # A bound, so that /dev/zero or a mistaken multi-gigabyte file fails at once: 16 MiB holds about
 # two million names, days of training at one document per step.
@@ -31,9 +41,6 @@ MAX_DATA_BYTES = 16 * 2**20
 # memory. The default model has 4,192 parameters.
 MAX_PARAMETERS = 1_000_000
 
-# A step, or one sample, builds a graph of Values: its size (see values_per_pass) is what makes a run
-# slow or large, so it is bounded too, whatever memory the machine has.
-MAX_VALUES_PER_PASS = 8_000_000
 # What a training step takes in memory, measured at the bound (benchmarks/bench_estimates.py prints estimate
 # beside measurement): it keeps every Value it builds until its backward pass is done. With tracemalloc
 # (tests/package/test_limits.py checks it): 218 to 251 bytes a Value at its peak, backward pass included.
@@ -41,6 +48,19 @@ BYTES_PER_VALUE = 256
 # A sample has no backward pass, and only part of its graph stays alive (see values_alive_in_sample):
 # bytes per Value alive at the peak (tracemalloc: 155 to 171).
 SAMPLE_BYTES_PER_LIVE_VALUE = 176
+
+# Memory the lists and names that hold a model's parameters take, measured as the process's resident size
+# grows (tests/package/test_limits.py checks model_bytes): a row's list, and a matrix's list and its name
+# in the state dict. Reading a checkpoint builds as many again in the JSON, and when they go, part of
+# what they took stays with the process (LEFT_BEHIND for each row and matrix).
+BYTES_PER_ROW = 96
+BYTES_PER_MATRIX = 272
+LEFT_BEHIND = 64
+# CPU time to read a checkpoint on the reference machine (benchmarks/bench_estimates.py prints estimate beside
+# measurement): per parameter (its number parsed, checked and made a Value), per row or matrix, per byte.
+LOAD_SECONDS_PER_PARAMETER = 0.65e-6
+LOAD_SECONDS_PER_ROW = 3e-6
+LOAD_SECONDS_PER_BYTE = 7e-9
 
 # The most steps a run takes, and samples a command prints: more than any run could finish (a billion
 # steps of the smallest model take days, of the default one years), and a number a checkpoint records.
@@ -68,58 +88,33 @@ def training_bytes_per_parameter() -> int:
     return bytes_per_parameter() + sys.getsizeof(0.5) + 2 * (sys.getsizeof(0.5) + struct.calcsize("P"))
 
 
-def parameter_count(config: GPTConfig) -> int:
-    """How many numbers the model holds, counted without building it: every block has the same shapes."""
-
-    def count(n_layer: int) -> int:
-        shapes = dataclasses.replace(config, n_layer=n_layer).matrix_shapes()
-        return sum(rows * cols for rows, cols in shapes.values())
-
-    return count(0) + config.n_layer * (count(1) - count(0))
+def model_bytes(config: GPTConfig, training: bool = False) -> int:
+    """Memory the model takes: its parameters (see bytes_per_parameter), and the lists and names that hold them,
+    which a deep, narrow model has many of (BYTES_PER_ROW, BYTES_PER_MATRIX)."""
+    matrices, rows = matrix_count(config)
+    each = training_bytes_per_parameter() if training else bytes_per_parameter()
+    return parameter_count(config) * each + rows * BYTES_PER_ROW + matrices * BYTES_PER_MATRIX
 
 
-def values_per_step(config: GPTConfig, positions: int, sampling: bool = False) -> int:
-    """How many Values a training step over `positions` tokens builds, or a sample of that many tokens.
-
-    Counted from the code, op by op (tests/package/test_limits.py checks it exactly): a dot product of
-    length k is k products and k + 1 sums, so a matrix of r rows and c columns costs r(2c + 1);
-    attention at position t does work in proportion to t, so a pass grows with the square of its
-    length.
-    """
-    v, e, h, layers = config.vocab_size, config.n_embd, config.n_head, config.n_layer
-    model = layers * (24 * e * e + 22 * e + 12 + h) + 2 * v * e + v + 4 * e + 6  # gpt() at one position
-    growing = layers * (4 * e + 9 * h)  # times the position's number: attention over the positions so far
-    head = 8 * v + 1 if sampling else 6 * v + 5  # logits / temperature and softmax, or softmax, -log p and a sum
-    loss = 0 if sampling else 3  # (1 / n) * sum(losses)
-    return positions * (model + head) + growing * positions * (positions + 1) // 2 + loss
-
-
-def attention_values(config: GPTConfig, positions: int) -> int:
-    """The Values a step or a sample over `positions` tokens builds for attention over the positions so far."""
-    return config.n_layer * (4 * config.n_embd + 9 * config.n_head) * positions * (positions + 1) // 2
-
-
-def values_alive_in_sample(config: GPTConfig, positions: int) -> int:
-    """The most Values a sample of `positions` tokens holds at once (tests/package/test_limits.py checks the memory).
-
-    A sample keeps every layer's keys and values, and with them the graph they were computed from:
-    all of every block but the last, and the last one's input up to its keys and values. The rest
-    of a position (the last block's attention and MLP, the logits, the softmax) lives only until the
-    next position's logits replace it, so at the last position two of them are alive.
-    """
-    v, e, h, layers = config.vocab_size, config.n_embd, config.n_head, config.n_layer
-    block = 24 * e * e + 22 * e + 12 + h  # one block at one position, attention's growing part aside
-    growing = 4 * e + 9 * h  # times the position's number
-    up_to_kv = 4 * e * e + 5 * e + 6  # the last block's rmsnorm, keys and values
-    kept = (
-        positions * (4 * e + 6 + (layers - 1) * block + up_to_kv)
-        + (layers - 1) * growing * positions * (positions + 1) // 2
+def loading_seconds(config: GPTConfig, file_bytes: int, at: speed.Speed | None = None) -> float:
+    """CPU seconds that reading a checkpoint of this shape, from a file of file_bytes, takes on this machine."""
+    matrices, rows = matrix_count(config)
+    seconds = (
+        parameter_count(config) * LOAD_SECONDS_PER_PARAMETER
+        + (rows + matrices) * LOAD_SECONDS_PER_ROW
+        + file_bytes * LOAD_SECONDS_PER_BYTE
     )
+    return seconds * (at or speed.current()).general()
 
-    def passing(position: int) -> int:  # what position `position` builds that the next one lets go
-        return block - up_to_kv + growing * (position + 1) + 2 * v * e + v + 8 * v + 1
 
-    return kept + sum(passing(position) for position in range(max(0, positions - 2), positions))
+def loading_bytes(config: GPTConfig, file_bytes: int) -> int:
+    """The most memory that reading a checkpoint of this shape, from a file of file_bytes, holds beyond what the
+    process held before: its bytes and text, then the text and the JSON's numbers and lists, then the model and
+    what the JSON's lists leave behind."""
+    matrices, rows = matrix_count(config)
+    numbers = parameter_count(config) * (sys.getsizeof(0.5) + struct.calcsize("P"))
+    json = numbers + rows * BYTES_PER_ROW + matrices * BYTES_PER_MATRIX
+    return max(2 * file_bytes, file_bytes + json, model_bytes(config) + (rows + matrices) * LEFT_BEHIND)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,17 +157,19 @@ def sample_cost(config: GPTConfig, positions: int, at: speed.Speed | None = None
 
 @dataclasses.dataclass(frozen=True)
 class RunCost:
-    """What a whole run costs: its steps (or samples), their Values, the CPU time of each on average, and
-    the peak memory (the model, with its gradients and optimizer while training, and the largest pass)."""
+    """What a whole run costs: its steps (or samples), their Values, the CPU time of each on average and of
+    what comes before them (reading a checkpoint), and the most memory it holds beyond what the process holds
+    before it (the model, with its gradients and optimizer while training, and the largest pass)."""
 
     count: int
     values: int
     seconds_each: float
     bytes: int
+    seconds_before: float = 0.0
 
     @property
     def time(self) -> str:
-        return repeated(self.count, self.seconds_each)
+        return repeated(self.count, self.seconds_each, self.seconds_before)
 
 
 def training_run(config: GPTConfig, docs: list[str], steps: int, at: speed.Speed | None = None) -> RunCost:
@@ -190,24 +187,26 @@ def training_run(config: GPTConfig, docs: list[str], steps: int, at: speed.Speed
     # the mean step, without a float of the whole run's time: --steps may be a number of hundreds of digits
     seconds_each = cycle_seconds / len(docs) * (full * len(docs) / steps) + head_seconds * (1 / steps)
     longest = max(map(len, docs[:steps])) + 1
-    peak = parameter_count(config) * training_bytes_per_parameter() + step_bytes(config, longest)
+    peak = model_bytes(config, training=True) + step_bytes(config, longest)
     return RunCost(steps, full * cycle_values + head_values, seconds_each, peak)
 
 
-def sampling_run(config: GPTConfig, samples: int, at: speed.Speed | None = None) -> RunCost:
-    """`samples` samples of at most block_size tokens each: what they cost at the most."""
+def sampling_run(config: GPTConfig, samples: int, at: speed.Speed | None = None, file_bytes: int = 0) -> RunCost:
+    """`samples` samples of at most block_size tokens each: what they cost at the most; and, from a checkpoint of
+    file_bytes, reading it first (see loading)."""
     each = sample_cost(config, config.block_size, at)
-    peak = parameter_count(config) * bytes_per_parameter() + each.bytes
-    return RunCost(samples, samples * each.values, each.seconds, peak)
-
-
-def values_per_pass(config: GPTConfig, positions: int) -> int:
-    """The Values a step or a sample over `positions` tokens builds, whichever is more."""
-    return max(values_per_step(config, positions), values_per_step(config, positions, sampling=True))
+    peak = max(loading_bytes(config, file_bytes) if file_bytes else 0, model_bytes(config) + each.bytes)
+    seconds = loading_seconds(config, file_bytes, at) if file_bytes else 0.0
+    return RunCost(samples, samples * each.values, each.seconds, peak, seconds)
 
 
 def fits(config: GPTConfig) -> bool:
     return values_per_pass(config, config.block_size) <= MAX_VALUES_PER_PASS
+
+
+def within_bounds(config: GPTConfig) -> bool:
+    """Within microgpt's own bounds: the parameters, and the Values of a pass over block_size tokens."""
+    return parameter_count(config) <= MAX_PARAMETERS and fits(config)
 
 
 def largest(within: Callable[[int], bool], high: int) -> int:
@@ -226,6 +225,69 @@ def longest_block(config: GPTConfig) -> int:
     """The largest block_size at which a pass of this shape stays within MAX_VALUES_PER_PASS (0 if none)."""
     # a pass costs more than one Value per position
     return largest(lambda n: values_per_pass(config, n) <= MAX_VALUES_PER_PASS, MAX_VALUES_PER_PASS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """What a run must fit besides microgpt's bounds: its documents, this process's memory, and the room where its
+    checkpoint goes. Each refusal's suggestions are checked against all of it, so that every setting a refusal
+    offers is accepted when used as offered, with the other settings as they are.
+
+    Every cost grows with every setting, so each condition holds up to some value of a setting and never
+    after; the documents alone set a least block_size (each needs one position more than its length).
+    """
+
+    documents: int = 0  # positions of the longest document and its BOS; 0 where there are none (sampling)
+    training: bool = True
+    memory: machine.Room | None = None  # machine.memory_room(), or None: unknown, bounds nothing
+    disk: machine.Room | None = None  # machine.disk_room() where the checkpoint goes, or None
+    file_bytes: Callable[[GPTConfig], int] | None = None  # the most a checkpoint of a shape takes
+    reading: int = 0  # bytes of the checkpoint the model is read from, whose reading takes memory too (loading)
+
+    def positions(self, config: GPTConfig) -> int:
+        """The longest pass of the run: the longest document's step, or a sample of block_size tokens."""
+        return self.documents or config.block_size
+
+    def memory_need(self, config: GPTConfig, positions: int | None = None) -> float:
+        """What the run takes beyond what the process holds now, with MEMORY_MARGIN and MEMORY_SLACK: the model
+        (while training, with its gradients and Adam's state) and its largest pass."""
+        p = self.positions(config) if positions is None else positions
+        one_pass = step_bytes(config, p) if self.training else sample_bytes(config, p)
+        reading = loading_bytes(config, self.reading) if self.reading else 0
+        used = max(model_bytes(config, self.training) + one_pass, reading)
+        return used * MEMORY_MARGIN + MEMORY_SLACK
+
+    def has_memory(self, config: GPTConfig, positions: int | None = None) -> bool:
+        return self.memory is None or self.memory_need(config, positions) <= self.memory.bytes
+
+    def has_disk(self, config: GPTConfig) -> bool:
+        return self.disk is None or self.file_bytes is None or self.file_bytes(config) <= self.disk.bytes
+
+    def holds_documents(self, config: GPTConfig) -> bool:
+        return self.documents <= config.block_size
+
+    def accepts(self, config: GPTConfig, positions: int | None = None) -> bool:
+        """Every check of the run passes; positions: the longest document's step, if it were that long."""
+        return (
+            within_bounds(config)
+            and self.has_memory(config, positions)
+            and self.has_disk(config)
+            and (positions is not None or self.holds_documents(config))
+        )
+
+    def how_far(
+        self, config: GPTConfig, name: Namer = str, fields: Iterable[str] = SHAPE_FIELDS
+    ) -> list[tuple[str, str]]:
+        """How far each of fields can go, alone, for the whole run to be accepted (see how_far). Only block_size
+        changes what the documents need; it can go as far down as the longest of them allows."""
+        found = []
+        for field in fields:
+            if field == "block_size" and self.documents:
+                within = functools.partial(self.accepts, positions=self.documents)
+                found += how_far(config, within, name, [field], {"block_size": self.documents})
+            else:
+                found += how_far(config, self.accepts, name, [field])
+        return found
 
 
 def how_far(
@@ -252,9 +314,9 @@ def how_far(
         if field == "vocab_size":
             found.append(("the vocabulary", f"at most {most:,} tokens ({most - 1:,} distinct characters and BOS)"))
         elif field == "n_embd":
-            found.append((name(field), f"at most {most:,} (a multiple of {name('n_head')} {config.n_head})"))
-        else:
-            found.append((name(field), f"at most {most:,}"))
+            found.append((name(field), f"at most {most} (a multiple of {name('n_head')} {config.n_head})"))
+        else:  # a setting's value as it is typed: no separators
+            found.append((name(field), f"at most {most}"))
     return found
 
 
@@ -266,8 +328,10 @@ def with_the_others(remedies: list[tuple[str, str]], otherwise: str = "no one se
     return f"with the other settings as they are, {setting} can be {far}" + "".join(f", or {s} {f}" for s, f in rest)
 
 
-def check_config(config: GPTConfig, name: Namer = str) -> None:
-    """Refuse a shape that is not one, or a model or a pass over block_size tokens larger than the bounds."""
+def check_config(config: GPTConfig, name: Namer = str, fit: Fit | None = None) -> None:
+    """Refuse a shape that is not one, or a model or a pass over block_size tokens larger than the bounds.
+
+    fit: what else the run must fit, which every setting the refusal offers then fits too."""
     for field in dataclasses.fields(config):
         value = getattr(config, field.name)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -277,8 +341,9 @@ def check_config(config: GPTConfig, name: Namer = str) -> None:
     shape = ", ".join(f"{field.name} {number(getattr(config, field.name))}" for field in dataclasses.fields(config))
     n = parameter_count(config)
     each = bytes_per_parameter()
+    fit = fit or Fit(training=False)
     if n > MAX_PARAMETERS:
-        remedies = how_far(config, lambda c: parameter_count(c) <= MAX_PARAMETERS, name, (*SHAPE_FIELDS, "vocab_size"))
+        remedies = fit.how_far(config, name, (*SHAPE_FIELDS, "vocab_size"))
         raise InputError(
             f"a model with {shape} has {number(n, ',')} parameters, which need {size(n * each)} of memory "
             f"at {each} bytes each; microgpt builds at most {MAX_PARAMETERS:,} ({size(MAX_PARAMETERS * each)}); "
@@ -289,18 +354,17 @@ def check_config(config: GPTConfig, name: Namer = str) -> None:
         raise InputError(
             f"a model with {shape} reads up to {positions:,} tokens in a step or a sample: a step builds "
             f"{step_cost(config, positions)}, a sample {sample_cost(config, positions)}; microgpt allows "
-            f"{MAX_VALUES_PER_PASS:,} Values at most; {what_to_change(config, name)}"
+            f"{MAX_VALUES_PER_PASS:,} Values at most; {what_to_change(config, name, fit)}"
         )
 
 
-def what_to_change(config: GPTConfig, name: Namer = str) -> str:
+def what_to_change(config: GPTConfig, name: Namer = str, fit: Fit | None = None) -> str:
     """Which of the shape's parts makes a pass too large, and how far each setting can go with the others as they are.
 
     A pass's Values fall in three parts (see values_per_step): attention over the positions so far,
     which grows with the square of the length; the blocks, depth times a cost that grows with the
     square of the width; and the vocabulary, read and scored at every position. The largest part is
-    the cause, and its setting comes first; a block_size of 1 fits no document at all, so it is never
-    offered as a remedy.
+    the cause, and its setting comes first; a block_size that fits no document is never offered.
     """
     v, e, h, layers, positions = config.vocab_size, config.n_embd, config.n_head, config.n_layer, config.block_size
     parts = {
@@ -321,52 +385,90 @@ def what_to_change(config: GPTConfig, name: Namer = str) -> str:
     else:
         said = "most of it is the vocabulary, scored at every position"
         order = ["vocab_size", "n_embd", "block_size", "n_layer"]
-    remedies = how_far(config, fits, name, order)
-    most = longest_block(config)
-    otherwise = f"make the model smaller or {name('block_size')} shorter (at this shape it can be at most {most})"
-    return f"{said}: {with_the_others(remedies, otherwise)}"
+    fit = fit or Fit(training=False)
+    remedies = fit.how_far(config, name, order)
+    return f"{said}: {with_the_others(remedies, shorter_documents(config, fit, name))}"
 
 
-def check_memory(
-    config: GPTConfig, positions: int, doing: str, training: bool, name: Namer = str, fixed: bool = False
-) -> None:
-    """Refuse, before it is built, a run that needs more memory than this process has room for (machine.memory_room).
+def shorter_documents(config: GPTConfig, fit: Fit, name: Namer = str) -> str:
+    """Where no one setting makes a training run fit, but documents too long for any block that fits do: how long
+    they can be, with the longest block that fits them."""
+    if fit.documents:
 
-    The run holds the model (while training, with its gradients and Adam's state) and one pass over
-    `positions` tokens at a time. fixed: the shape cannot change (a checkpoint's, the demo's), so the
-    refusal says only how far the limit would have to go; else also how far the shape and the
-    documents can go under it.
+        def fits_block(b: int) -> bool:  # documents of b - 1 characters, in a block of b
+            return dataclasses.replace(fit, documents=b).accepts(dataclasses.replace(config, block_size=b))
+
+        most = largest(fits_block, fit.documents)
+        if most >= 2:
+            return f"shorten the documents to at most {most - 1:,} characters and use {name('block_size')} {most}"
+    return "make the model smaller"
+
+
+def check_memory(config: GPTConfig, doing: str, fit: Fit, name: Namer = str, fixed: bool = False) -> None:
+    """Refuse, before it is built, a run that needs more memory than this process has room for (fit.memory).
+
+    fixed: the shape cannot change (a checkpoint's, the demo's), so the refusal says only how far the
+    limit would have to go; else also how far the shape and the documents can go under it. Each is
+    offered only where it makes the whole run fit.
     """
-    room = machine.memory_room()
-    if room is None:
+    room = fit.memory
+    if room is None or fit.has_memory(config):
         return
-
-    def need(c: GPTConfig, p: int) -> float:
-        model = parameter_count(c) * (training_bytes_per_parameter() if training else bytes_per_parameter())
-        one_pass = step_bytes(c, p) if training else sample_bytes(c, p)
-        return (model + one_pass) * MEMORY_MARGIN + MEMORY_SLACK
-
-    if need(config, positions) <= room.bytes:
-        return
-    remedies = [] if fixed else how_far(config, lambda c: need(c, positions) <= room.bytes, name, ("n_embd", "n_layer"))
-    if training and not fixed and (longest := largest(lambda p: need(config, p) <= room.bytes, positions)) >= 2:
-        remedies.append(("documents", f"at most {longest - 1:,} characters long (the longest has {positions - 1:,})"))
-    needed = need(config, positions)
+    remedies = [] if fixed else fit.how_far(config, name, ("n_embd", "n_layer"))
+    if fit.documents and not fixed:
+        longest = largest(lambda p: fit.accepts(config, p), fit.documents)
+        if longest >= 2:
+            has = f"the longest has {fit.documents - 1:,}"
+            remedies.append(("documents", f"at most {longest - 1:,} characters long ({has})"))
+    needed = fit.memory_need(config)
+    enough = dataclasses.replace(room, bytes=int(needed) + 1)
+    limit = room.remedy(needed) if dataclasses.replace(fit, memory=enough).accepts(config) else ""
     raise InputError(
         f"{doing} needs about {size(needed)} of memory, but {room.cause} leaves this process {size(room.bytes)}; "
-        + (with_the_others(remedies) + ", or " if remedies else "")
-        + room.remedy(needed)
+        + ", or ".join(filter(None, [with_the_others(remedies) if remedies else "", limit]))
     )
 
 
-def check_fits(docs: list[str], block_size: int) -> None:
-    """Every document plus its BOS must fit in the context window; say which one does not."""
+def check_disk(config: GPTConfig, fit: Fit, name: Namer = str) -> None:
+    """Refuse, before training, a checkpoint larger than the room where it goes (fit.disk): the free space
+    of the file system, and the file-size limit. The temporary file is written before the old one goes,
+    so all of it must fit."""
+    room = fit.disk
+    if room is None or fit.file_bytes is None or fit.has_disk(config):
+        return
+    need = fit.file_bytes(config)
+    remedies = fit.how_far(config, name)
+    limit = room.remedy(need) if dataclasses.replace(fit, disk=None).accepts(config) else ""
+    raise InputError(
+        f"the checkpoint of this model takes up to {size(need)}, but {room.cause} leaves it {size(room.bytes)}; "
+        + ", or ".join(filter(None, [with_the_others(remedies) if remedies else "", limit]))
+    )
+
+
+def check_fits(
+    docs: list[str], block_size: int, name: Namer = str, config: GPTConfig | None = None, fit: Fit | None = None
+) -> None:
+    """Every document plus its BOS must fit in the context window; say which one does not, and what would
+    make it fit that the rest of the run (fit) takes too: a longer block, or shorter documents."""
     longest = max(docs, key=len)
-    if len(longest) + 1 > block_size:
-        raise InputError(
-            f"a document is {len(longest)} characters long, but block_size {block_size} fits at most "
-            f"{block_size - 1}: {longest[:40]!r} (raise --block-size or shorten the document)"
-        )
+    if len(longest) + 1 <= block_size:
+        return
+    advice = [f"raise {name('block_size')} or shorten the document"]
+    if config is not None and fit is not None:
+        longer = dataclasses.replace(config, block_size=len(longest) + 1)
+        advice = []
+        if fit.accepts(longer):
+            advice.append(f"use {name('block_size')} {len(longest) + 1} or more")
+        elif remedies := fit.how_far(longer, name, ("n_embd", "n_layer")):
+            (setting, far), *rest = remedies
+            others = "".join(f", or {s} {f}" for s, f in rest)
+            advice.append(f"with {name('block_size')} {len(longest) + 1}, {setting} can be {far}{others}")
+        if block_size >= 2 and fit.accepts(config, block_size):
+            advice.append(f"shorten the documents to at most {block_size - 1:,} characters")
+    raise InputError(
+        f"a document is {counted(len(longest), 'character')} long, but {name('block_size')} {block_size} fits at most "
+        f"{block_size - 1:,}: {longest[:40]!r}" + (f" ({'; or '.join(advice)})" if advice else "")
+    )
 
 
 BOM = "\ufeff"  # a byte order mark: marks a file's encoding, and is no character of a document

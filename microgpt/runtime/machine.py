@@ -11,6 +11,7 @@ on Windows) bounds nothing.
 import dataclasses
 import math
 import os
+import sys
 from pathlib import Path
 
 from microgpt.runtime.units import size
@@ -42,10 +43,18 @@ class Room:
         """What would make room for `need` bytes: 'the address-space limit would have to be 2.2 GB or more (ulimit -v
         2150000)', '1.3 MB would have to be free on that file system, against 200 kB now'."""
         if self.limit:
-            total = self.in_use + need
-            flag = f" ({self.flag} {math.ceil(total / KIB)})" if self.flag else ""
-            return f"{self.name} would have to be {size(total)} or more{flag}"
-        return f"{size(need)} would have to be {self.name}, against {size(self.bytes)} now"
+            # in KiB, as the shell takes it, and rounded up as a person would type it: another run of the
+            # same command holds a little more or less than this one when it checks
+            kib = round_up(math.ceil((self.in_use + need) / KIB))
+            flag = f" ({self.flag} {kib})" if self.flag else ""
+            return f"{self.name} would have to be {size(kib * KIB)} or more{flag}"
+        return f"{size(round_up(math.ceil(need), 3))} would have to be {self.name}, against {size(self.bytes)} now"
+
+
+def round_up(n: int, digits: int = 2) -> int:
+    """n rounded up to its first `digits` significant digits: 2,148,532 is 2,200,000."""
+    scale = 10 ** max(0, len(str(n)) - digits)
+    return -(-n // scale) * scale
 
 
 def memory_room() -> Room | None:
@@ -66,6 +75,21 @@ def memory_room() -> Room | None:
     if container is not None:
         rooms.append(container)
     return min(rooms, key=lambda room: room.bytes, default=None)
+
+
+def resident() -> tuple[int, int]:
+    """The memory this process holds now (its resident size), and the most it has held so far, in bytes: what the
+    interpreter, microgpt and what it read take, which every estimate of memory counts. Linux says both of the
+    process itself (VmRSS, VmHWM); elsewhere the most so far is getrusage's, which may count what the process
+    that started this one held. (0, 0) where neither is known."""
+    status = _proc_status()
+    if "VmRSS" in status and "VmHWM" in status:
+        return status["VmRSS"], status["VmHWM"]
+    if resource is None:
+        return 0, 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak *= 1 if sys.platform == "darwin" else KIB  # bytes on macOS, KiB on the BSDs
+    return peak, peak
 
 
 def disk_room(directory: str | Path) -> Room | None:

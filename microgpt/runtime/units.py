@@ -14,6 +14,15 @@ def number(n: int, separator: str = "") -> str:
     return f"{n:{separator}}" if n < 10**24 else f"about 10^{math.floor(math.log10(n))}"
 
 
+def typed(n: int) -> str:
+    """n as a person types it on the command line: its digits, with no separators, or, when they would be a
+    wall (the command line reads up to 4,000), how many there are."""
+    digits = str(abs(n))
+    if len(digits) > 60:
+        return f"a number of {len(digits):,} digits"
+    return f"-{digits}" if n < 0 else digits
+
+
 def counted(n: int, thing: str) -> str:
     """'1 step', '5,163 documents': a count and what it counts, in the plural but for one."""
     return f"{n:,} {thing}" if n == 1 else f"{n:,} {thing}s"
@@ -37,12 +46,12 @@ def duration(seconds: float) -> str:
     return f"{n:.2g} {unit}" if n < 10 else f"{n:,.0f} {unit}"
 
 
-def repeated(count: int, each: float) -> str:
-    """How long `count` runs of `each` seconds take (duration()), for any whole count: even one of 400
-    digits, whose product with a float would overflow."""
+def repeated(count: int, each: float, plus: float = 0.0) -> str:
+    """How long `count` runs of `each` seconds take, and `plus` seconds besides (duration()), for any whole
+    count: even one of 400 digits, whose product with a float would overflow."""
     if count <= 0 or each <= 0:
-        return duration(0)
+        return duration(plus)
     log = math.log10(count) + math.log10(each)  # math.log10 takes a whole number of any size
     if log < 15:
-        return duration(count * each)
+        return duration(count * each + plus)
     return f"about 10^{math.floor(log - math.log10(YEAR))} years"

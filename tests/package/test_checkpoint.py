@@ -138,6 +138,7 @@ CORRUPTIONS = {
     "huge-int": (first_weight("1" + "0" * 400), "wte holds 1000000000.*, which is not a finite number"),
     "not-a-checkpoint": (lambda p: p.write_text("[1, 2, 3]"), "is not a microgpt checkpoint"),
     "wrong-version": (lambda p: rewrite(p, lambda d: d.update(version=2)), "has format version 2; .* reads version 1"),
+    "no-version": (lambda p: rewrite(p, lambda d: d.pop("version")), "has no 'version' field; .* reads version 1"),
     "no-vocab": (lambda p: rewrite(p, lambda d: d.pop("vocab")), "has no 'vocab' field"),
     "config-field-missing": (lambda p: rewrite(p, lambda d: d["config"].pop("n_head")), "config must have exactly"),
     "config-not-int": (lambda p: rewrite(p, lambda d: d["config"].update(n_layer=True)), "n_layer must be a positive"),
@@ -259,20 +260,58 @@ def test_an_error_quotes_the_file_only_briefly(saved, change, quoted):
 # --- what may be replaced, and how much room a checkpoint takes --------------------------------
 
 
-@pytest.mark.parametrize(
-    "content",
-    [b"anna\nbob\n", b"{}", b'{"format": "other"}', b"[1, 2]", b"\x00" * 10, b'{"meta": ["format"], "format": "x"}'],
-    ids=["text", "json-object", "other-format", "json-list", "binary", "lookalike"],
-)
-def test_a_file_that_is_not_a_checkpoint_is_never_replaced(tmp_path, trained, content):
+def mine(saved) -> dict:
+    """A JSON document of a user's own that says it is a microgpt checkpoint, and is not one."""
+    return {"format": checkpoint.FORMAT, "version": checkpoint.VERSION, "notes": "mine", "config": {}}
+
+
+NOT_CHECKPOINTS = {  # what a file holds, and why it is not replaced
+    "text": (lambda saved: b"anna\nbob\n", "is not valid JSON: Expecting value at line 1 column 1"),
+    "json-object": (lambda saved: b"{}", 'is not a microgpt checkpoint (no "format": "microgpt-checkpoint")'),
+    "other-format": (lambda saved: b'{"format": "other"}', 'is not a microgpt checkpoint (no "format"'),
+    "json-list": (lambda saved: b"[1, 2]", 'is not a microgpt checkpoint (no "format"'),
+    "binary": (lambda saved: b"\x00" * 10, "is not valid JSON"),
+    "not-utf8": (lambda saved: b"\xff\xfe{}", "is not valid JSON: not UTF-8 text (byte 0)"),
+    "lookalike": (lambda saved: b'{"meta": ["format"], "format": "x"}', 'is not a microgpt checkpoint (no "format"'),
+    # the issue's cases: only the first 64 KiB was read, and a blank start counted as empty
+    "notes-after-a-blank-start": (lambda saved: b" " * 65536 + b"my notes\n", "line 1 column 65537"),
+    "only-whitespace": (lambda saved: b" \n\t\n", "is not empty: it holds 4 bytes of whitespace"),
+    "users-json-that-says-it-is-one": (lambda saved: json.dumps(mine(saved)).encode(), "has no 'vocab' field"),
+    "a-checkpoint-then-notes": (lambda saved: saved.read_bytes() + b"\nmy notes\n", "Extra data at line 2"),
+    "a-checkpoint-with-a-matrix-wrong": (
+        lambda saved: saved.read_text().replace('"wpe": [[', '"wpe": [[0.5, ', 1).encode(),
+        "wpe is ragged",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_CHECKPOINTS, ids=list(NOT_CHECKPOINTS))
+def test_a_file_that_is_not_a_checkpoint_is_never_replaced(tmp_path, saved, trained, case):
+    content, why = NOT_CHECKPOINTS[case]
     out = tmp_path / "notes.json"
-    out.write_bytes(content)
-    with pytest.raises(InputError, match="is a file that is not a microgpt checkpoint; microgpt replaces only its own"):
+    out.write_bytes(content(saved))
+    before = out.read_bytes()
+    for attempt in (lambda: checkpoint.check_out(out), lambda: checkpoint.save(out, *trained)):
+        with pytest.raises(InputError) as refused:
+            attempt()
+        message = str(refused.value)
+        assert why in message and str(out) in message, message
+        assert message.endswith(
+            "; microgpt replaces only its own checkpoints and empty files, so that no other file is lost: "
+            "choose another path, or remove the file first"
+        )
+    assert out.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == sorted(["notes.json", saved.name])
+
+
+def test_a_file_larger_than_any_checkpoint_is_never_replaced_nor_read(tmp_path, saved, trained):
+    out = tmp_path / "big.json"
+    out.write_bytes(saved.read_bytes())  # a checkpoint's start, then a sparse gigabyte
+    with open(out, "r+b") as f:
+        f.truncate(10**9)
+    with pytest.raises(InputError, match=r"is too large: 1,000,000,000 bytes or more; microgpt reads at most "):
         checkpoint.check_out(out)
-    with pytest.raises(InputError, match="is a file that is not a microgpt checkpoint"):
-        checkpoint.save(out, *trained)
-    assert out.read_bytes() == content
-    assert os.listdir(tmp_path) == ["notes.json"]
+    assert out.stat().st_size == 10**9
 
 
 @pytest.mark.parametrize("how", ["as-saved", "keys-sorted", "indented", "empty"])
@@ -322,3 +361,20 @@ def test_size_bound_is_exact_for_the_longest_weights_and_a_bound_for_any(tmp_pat
         p.data = -2.2250738585072014e-308  # as long as a float is in JSON: 24 characters
     checkpoint.save(tmp_path / "longest.json", model, tokenizer, meta)
     assert (tmp_path / "longest.json").stat().st_size == bound
+
+
+def test_the_config_is_checked_before_the_weights_are_read(saved):
+    # what the command line says a checkpoint costs, and whether it fits in memory, comes before the weights
+    text = saved.read_text()
+    saved.write_text(text[: text.index('"state_dict"')] + '"state_dict": {"wte": [[0.1, not a number')
+    seen = []
+
+    def check(config, file_bytes):
+        seen.append((config, file_bytes))
+        raise InputError("refused before the weights")
+
+    with pytest.raises(InputError, match="refused before the weights"):
+        checkpoint.load(saved, check=check)
+    assert seen == [(GPTConfig(**json.loads(text)["config"]), saved.stat().st_size)]
+    with pytest.raises(InputError, match="is not valid JSON"):
+        checkpoint.load(saved)

@@ -7,6 +7,7 @@ import sys
 import threading
 
 import pytest
+from unprivileged import Runner, as_nobody
 
 from microgpt.runtime import files
 from microgpt.runtime.errors import InputError
@@ -221,14 +222,22 @@ def test_check_output_says_when_the_directory_is_not_writable(tmp_path, monkeypa
         files.check_output(tmp_path / "m.json")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only directory")
 def test_check_output_refuses_a_read_only_directory(tmp_path):
-    tmp_path.chmod(0o555)
-    try:
-        with pytest.raises(InputError, match="Permission denied"):
-            files.check_output(tmp_path / "m.json")
-    finally:
-        tmp_path.chmod(0o755)
+    # as an unprivileged user: root may write into a read-only directory, and CI runs as root
+    with as_nobody() as nobody:
+        if isinstance(nobody, str):  # the tests run unprivileged: as themselves, then
+            nobody = Runner(tmp_path, sys.executable, dict(os.environ), None)
+        nobody.work.chmod(0o555)
+        try:
+            result = nobody.python_code(
+                "from microgpt.runtime import files\n"
+                "from microgpt.runtime.errors import InputError\n"
+                "try:\n    files.check_output('m.json')\nexcept InputError as e:\n    print(e)"
+            )
+        finally:
+            nobody.work.chmod(0o755)
+        assert result.stdout == "cannot create a file in .: Permission denied\n", result.stdout + result.stderr
+        assert os.listdir(nobody.work) == []
 
 
 # --- writing ---------------------------------------------------------------------------------

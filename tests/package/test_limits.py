@@ -2,6 +2,7 @@
 
 import dataclasses
 import gc
+import json
 import random
 import re
 import tracemalloc
@@ -278,25 +279,22 @@ def named_remedies(message: str) -> dict[str, int]:
 
 
 @pytest.mark.parametrize(
-    ("config", "cause", "first", "within"),
+    ("config", "cause", "first"),
     [
         # the issue's case: depth, not width or length, and never a block_size of 1 (no document fits)
-        (
-            GPTConfig(3, n_layer=83_000, n_embd=1, n_head=1, block_size=2),
-            "depth, 83,000 blocks",
-            "n_layer",
-            limits.fits,
-        ),
-        (GPTConfig(27, n_embd=140, block_size=30), "width", "n_embd", limits.fits),
-        (GPTConfig(499_980, n_embd=1, n_head=1, block_size=20), "the vocabulary", "vocab_size", limits.fits),
-        (GPTConfig(27, block_size=601), "attention over up to 601 positions", "block_size", limits.fits),
+        (GPTConfig(3, n_layer=83_000, n_embd=1, n_head=1, block_size=2), "depth, 83,000 blocks", "n_layer"),
+        (GPTConfig(27, n_embd=140, block_size=30), "width", "n_embd"),
+        (GPTConfig(499_980, n_embd=1, n_head=1, block_size=20), "the vocabulary", "vocab_size"),
+        (GPTConfig(27, block_size=601), "attention over up to 601 positions", "block_size"),
         # the issue's case: the parameter bound, which said nothing of how far --n-embd could go
-        (GPTConfig(27, n_embd=300, block_size=2), "", "n_embd", lambda c: limits.parameter_count(c) <= 10**6),
-        (GPTConfig(27, n_layer=3, n_embd=200), "", "n_layer", lambda c: limits.parameter_count(c) <= 10**6),
+        (GPTConfig(27, n_embd=300, block_size=2), "", "n_embd"),
+        # a remedy of the parameters is offered only if the pass then fits too (n_layer 2 would not, at n_embd 200)
+        (GPTConfig(27, n_layer=3, n_embd=200), "", "n_embd"),
+        (GPTConfig(27, n_layer=30, n_embd=64, block_size=2), "", "n_layer"),
     ],
-    ids=["depth", "width", "vocabulary", "length", "parameters-width", "parameters-depth"],
+    ids=["depth", "width", "vocabulary", "length", "parameters-width", "parameters-and-pass", "parameters-depth"],
 )
-def test_a_refusal_names_its_real_cause_and_how_far_each_setting_can_go(config, cause, first, within):
+def test_a_refusal_names_its_real_cause_and_how_far_each_setting_can_go(config, cause, first):
     with pytest.raises(InputError) as info:
         check_config(config, name=flag)
     message = str(info.value)
@@ -304,6 +302,7 @@ def test_a_refusal_names_its_real_cause_and_how_far_each_setting_can_go(config, 
     remedies = named_remedies(message)
     assert next(iter(remedies)) == first, message  # the cause's own setting comes first
     assert message.count("can be at most") == 1
+    within = limits.within_bounds  # a remedy brings the model within every bound, not only the one it broke
     for field, most in remedies.items():
         step = config.n_head if field == "n_embd" else 1
         assert within(dataclasses.replace(config, **{field: most}))  # each remedy it names is one
@@ -326,3 +325,45 @@ def test_a_small_pass_is_estimated_at_the_probes_own_speed_and_the_bound_at_the_
     sizes = [probe_values, 10**5, 10**6, 4 * 10**6, MAX_VALUES_PER_PASS]
     trains = [here.rates(n).train for n in sizes]
     assert trains == sorted(trains, reverse=(small.train > bound.train))  # from one to the other, in order
+
+
+MODEL_SHAPES = [
+    GPTConfig(vocab_size=27),  # the default model
+    GPTConfig(vocab_size=27, n_embd=64, block_size=32),  # wide: its parameters dominate
+    GPTConfig(vocab_size=3, n_layer=2000, n_embd=1, n_head=1, block_size=2),  # deep: rows and matrices do
+    GPTConfig(vocab_size=20_000, n_embd=1, n_head=1, block_size=2),  # a vocabulary of many one-number rows
+]
+
+
+def traced(f):
+    """What f() holds at its peak and at its end, over what was held before (tracemalloc), and what it returns."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        result = f()
+        now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - base, now - base, result
+
+
+@pytest.mark.parametrize("config", MODEL_SHAPES, ids=["default", "wide", "deep", "vocabulary"])
+def test_model_bytes_is_what_a_model_takes_however_its_parameters_are_held(config):
+    _, held, model = traced(lambda: Model.init(config))
+    assert held <= limits.model_bytes(config) <= 1.3 * held  # the resident size is more than Python's own count
+
+
+@pytest.mark.parametrize("config", MODEL_SHAPES, ids=["default", "wide", "deep", "vocabulary"])
+@pytest.mark.parametrize("indent", [None, 8])
+def test_loading_bytes_is_what_reading_a_checkpoint_takes_at_its_peak(tmp_path, config, indent):
+    from microgpt.runtime import checkpoint
+
+    path = tmp_path / "m.json"
+    vocab = "".join(chr(0x4E00 + i) for i in range(config.vocab_size - 1))  # as many characters as it needs
+    checkpoint.save(path, Model.init(config), Tokenizer(vocab))
+    if indent is not None:
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=indent))
+    peak, _, _ = traced(lambda: checkpoint.load(path))
+    reader = 2**20  # what the reader holds whatever the file (the JSON decoder's own), small beside any large file
+    assert peak - reader <= limits.loading_bytes(config, path.stat().st_size) <= 1.5 * peak
