@@ -253,7 +253,7 @@ def test_the_site_extension_refuses_a_page_it_cannot_read_naming_page_and_line(t
     (tmp_path / "docs" / "mistake.md").write_text(text, encoding="utf-8")
     (tmp_path / "microgpt").symlink_to(ROOT / "microgpt", target_is_directory=True)
     with pytest.raises(PageError, match=re.escape(words)):
-        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path))])
+        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path), page="mistake.md")])
 
 
 def shown_code(html_text: str) -> tuple[list[str], int]:
