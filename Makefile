@@ -145,8 +145,9 @@ bench-checkers: build $(BASE_STAMP)  ## each exercise's checker: ms in CPython b
 bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (Pyodide) beside CPython's, and the ratio
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
+# .venv-*: each claimed Python's venv (test-pythons), and any other an earlier Makefile made
 clean:
-	rm -rf $(VENV) $(SITE_VENV) .venv-3.* .venv-zensical site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) .venv-* site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/javascripts/run/editor.js* .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 
