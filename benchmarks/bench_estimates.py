@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 
+from microgpt.cli import main as cli
 from microgpt.cli.main import one_sample
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.model import GPTConfig, Model
@@ -117,8 +118,6 @@ def whole(args: list[str]) -> dict[str, float]:
     if args[0] == "--to-the-end":
         random.Random.choices = FirstToken.choices  # type: ignore[method-assign]
         args = args[1:]
-    from microgpt.cli import main as cli
-
     speed.current()  # read from the cache, as the run itself will
     gc.collect()
     before = resident_bytes()
