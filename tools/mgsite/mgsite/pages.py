@@ -21,6 +21,9 @@ Two that name different files are an error naming both. What is then a page, by 
 - no file named (Python-Markdown alone, without the `page` setting): text that is no page's, which gets
   those steps too.
 
+An embed by name in text that is no page's is an error saying so (extension.PageBlocks): only a page's lines
+can give it its numbers.
+
 `PageContext`, the extension's first preprocessor, asks once per conversion; every later step of the
 extension reaches the page through `current(md)`, as Zensical's own extensions reach its context.
 """
