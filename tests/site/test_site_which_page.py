@@ -1,8 +1,9 @@
 """Each page knows itself: the build takes the page it converts from the generator, MkDocs or Zensical.
 
-A small project built with the site's own Markdown extensions (mkdocs.yml's list) holds pages whose text is
-another page's end: a page that is the last lines of another, and a page holding only an embed that another
-page ends with. Each must get its own blocks, numbered from its own first block, and the embed its lines.
+A small project built with the site's own Markdown extensions (mkdocs.yml's list), by each generator, holds pages
+that share their ends: a/x.md and b/x.md, whose paths end alike and whose text does too (b/x.md is the last lines of
+a/x.md), and a page holding only an embed that another page ends with. Each must get its own blocks and code,
+numbered from its own first block, and the embed its lines.
 """
 
 import os
@@ -28,8 +29,8 @@ ZENSICAL = MKDOCS.with_name("zensical")  # installed beside MkDocs by the Makefi
 EMBED = '```python\n--8<-- "microgpt/engine.py:Value.backward"\n```\n'
 TAIL = "## The end\n\n```python\ny = 2\nprint(y)\n```\n\n<!--pytest-codeblocks:expected-output-->\n\n```text\n2\n```\n"
 PAGES = {
-    "whole.md": "# Whole\n\n```python\nx = 1\n```\n\nThen:\n\n" + TAIL,
-    "tail.md": TAIL,  # the last lines of whole.md
+    "a/x.md": "# Whole\n\n```python\nx = 1\n```\n\nThen:\n\n" + TAIL,
+    "b/x.md": TAIL,  # the last lines of a/x.md, under the same name
     "engine.md": "# The engine\n\nIts backward:\n\n" + EMBED,
     "embed.md": EMBED,  # the last lines of engine.md
 }
@@ -49,6 +50,7 @@ def make_project(path: Path) -> Path:
     if (ROOT / "node_modules").is_dir():
         (path / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     for name, text in PAGES.items():
+        (path / "docs" / name).parent.mkdir(exist_ok=True)
         (path / "docs" / name).write_text(text, encoding="utf-8")
     (path / "mkdocs.yml").write_text(site_config(), encoding="utf-8")
     return path
@@ -79,7 +81,7 @@ def built(request, tmp_path_factory) -> Path:
 
 def expected(name: str) -> list[tuple[str, ...]]:
     """What the blocks reader (the one the tests run pages with) says the page's code blocks are, as
-    site_features reads them from a built page: language, run attributes, an embed's title."""
+    site_features reads them from a built page: language, run attributes, an embed's title, any other's code."""
     page = mdblocks.parse(PAGES[name], f"docs/{name}", ROOT)
     assert not page.problems, page.problems
     found: list[tuple[str, ...]] = []
@@ -88,17 +90,19 @@ def expected(name: str) -> list[tuple[str, ...]]:
             found.append(("block", "language-python", f"data-mg-run={fence.run}"))
         else:
             found.append(("block", f"language-{fence.info}", f"data-mg-expected={fence.expected_for}"))
-        if fence.embed:
+        if fence.embed:  # its title names its lines (site_features reads no code under a title)
             found.append(("title", fence.embed.title))
+        else:
+            found.append(("code", fence.code))
     return found
 
 
 def blocks_shown(site: Path, name: str) -> list[tuple[str, ...]]:
-    html = (site / Path(name).stem / "index.html").read_text(encoding="utf-8")
-    return [f for f in features(html) if f[0] in ("block", "title")]
+    html = (site / Path(name).with_suffix("") / "index.html").read_text(encoding="utf-8")
+    return [f for f in features(html) if f[0] in ("block", "title", "code")]
 
 
-@pytest.mark.parametrize(("page", "whose_end"), [("tail.md", "whole.md"), ("embed.md", "engine.md")])
+@pytest.mark.parametrize(("page", "whose_end"), [("b/x.md", "a/x.md"), ("embed.md", "engine.md")])
 def test_a_page_that_is_another_pages_end_gets_its_own_blocks(built, page, whose_end):
     for name in (page, whose_end):
         want = expected(name)
@@ -151,14 +155,14 @@ def test_two_generators_naming_two_pages_is_an_error_naming_both(tmp_path):
 
 def test_markdown_that_is_not_the_end_of_its_page_is_an_error_naming_the_cause(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "whole.md").write_text(PAGES["whole.md"], encoding="utf-8")
+    (tmp_path / "docs" / "whole.md").write_text(PAGES["a/x.md"], encoding="utf-8")
     with pytest.raises(
         PageError,
         match=re.escape(
             "docs/whole.md: the Markdown the page setting converts for this page is not the end of its file"
         ),
     ):
-        convert(tmp_path, PAGES["whole.md"] + "\nA line a plugin added.\n", page="whole.md")
+        convert(tmp_path, PAGES["a/x.md"] + "\nA line a plugin added.\n", page="whole.md")
 
 
 @pytest.mark.parametrize(
