@@ -1,5 +1,5 @@
-"""The maps are true: every file and name ARCHITECTURE.md cites exists, and every path README.md, the Makefile
-and pyproject.toml name.
+"""The maps are true: every file and name ARCHITECTURE.md cites exists, and every path the guides name (README.md,
+CONTRIBUTING.md, the Makefile, pyproject.toml, the stylesheet).
 
 ARCHITECTURE.md cites, in backticks in its text and anywhere in its diagrams (its ```text blocks):
 - a file or folder by its path, whole or its end (`microgpt/course/trace.py`, `course/trace.py`, `blocks.js`): some
@@ -11,10 +11,10 @@ ARCHITECTURE.md cites, in backticks in its text and anywhere in its diagrams (it
 - a command (`make build`, `python -m mgsite.prepare`): the Makefile has the target, the module exists.
 A placeholder is written in capitals (`docs/PAGE.md:LINE`, `NAME`, `SITE`) and is not looked up. A path the
 repository ignores (.gitignore: site/, docs/dist/, node_modules/) is one a build or an install makes, and need not
-exist. README.md, the Makefile and pyproject.toml name paths with a slash in them (`tests/site/test_install.py`,
-`docs/javascripts/`): each that starts at the repository's top or names a file must be such a path too, and each
-`make TARGET` README.md shows must be a target. The repository's files are git's: those it tracks and those it
-would track (git ls-files), never what a build or an install left on this machine.
+exist. README.md, CONTRIBUTING.md, the Makefile, pyproject.toml and the stylesheet's comments name paths with a
+slash in them (`tests/site/test_install.py`, `docs/javascripts/`): each that starts at the repository's top or names a
+file must be such a path too, and each `make TARGET` they show must be a target. The repository's files are git's:
+those it tracks and those it would track (git ls-files), never what a build or an install left on this machine.
 """
 
 from __future__ import annotations
@@ -195,7 +195,9 @@ def a_repository_path(path: str) -> bool:
     )
 
 
-@pytest.mark.parametrize("name", ["README.md", "Makefile", "pyproject.toml"])
+@pytest.mark.parametrize(
+    "name", ["README.md", "CONTRIBUTING.md", "Makefile", "pyproject.toml", "docs/stylesheets/extra.css"]
+)
 def test_every_path_a_guide_names_exists(name):
     text = (ROOT / name).read_text(encoding="utf-8")
     named = {m[0] for m in NAMED_PATH.finditer(text) if "$(" not in m[0] and a_repository_path(m[0].rstrip(".,;:"))}
