@@ -42,7 +42,6 @@ TORCH_INDEX ?=
 export NO_MKDOCS_2_WARNING := 1
 
 BASE_STAMP := $(VENV)/.stamp-base
-DOCS_STAMP := $(VENV)/.stamp-docs
 SITE_STAMP := $(SITE_VENV)/.stamp
 LINT_STAMP := $(VENV)/.stamp-lint
 TEST_STAMP := $(VENV)/.stamp-test
@@ -151,7 +150,8 @@ clean:
 
 # ---------------------------------------------------------------------------- installing
 
-# The notebook page is executed by the build, so every environment with the docs extra gets a kernel.
+# The notebook page is executed by the build (.venv-site) and by tests/package/test_notebook.py (.venv, and each
+# claimed Python's venv: scripts/test-pythons), so each of these venvs gets a kernel.
 KERNEL = $(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 # The torch requirement, read from pyproject.toml's torch extra (written once, there).
 TORCH_REQUIREMENT = $(shell $(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["torch"])')
@@ -175,21 +175,15 @@ $(BASE_STAMP): pyproject.toml | $(BIN)/uv
 	$(UV) -e .
 	@touch $@
 
-$(DOCS_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
-	$(UV) -e '.[docs]' -e tools/mgsite
-	$(KERNEL)
-	@touch $@ $(BASE_STAMP)
-
 $(LINT_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
 	$(UV) -e '.[docs,lint]' -e tools/mgsite
-	$(KERNEL)
-	@touch $@ $(DOCS_STAMP) $(BASE_STAMP)
+	@touch $@ $(BASE_STAMP)
 
 $(TEST_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
 	$(PIP) $(if $(TORCH_INDEX),--no-deps --index-url $(TORCH_INDEX)) '$(TORCH_REQUIREMENT)'
 	$(UV) -e '.[docs,lint,test,torch]' -e tools/mgsite
 	$(KERNEL)
-	@touch $@ $(LINT_STAMP) $(DOCS_STAMP) $(BASE_STAMP)
+	@touch $@ $(LINT_STAMP) $(BASE_STAMP)
 
 # npm ci checks every file against package-lock.json's integrity hashes. The full install also
 # satisfies the runtime-only one, so `make serve` after `make test` does not reinstall.
