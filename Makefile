@@ -43,7 +43,6 @@ TORCH_INDEX ?=
 export NO_MKDOCS_2_WARNING := 1
 
 BASE_STAMP := $(VENV)/.stamp-base
-DOCS_STAMP := $(VENV)/.stamp-docs
 SITE_STAMP := $(SITE_VENV)/.stamp
 LINT_STAMP := $(VENV)/.stamp-lint
 TEST_STAMP := $(VENV)/.stamp-test
@@ -147,12 +146,14 @@ bench-checkers: build $(BASE_STAMP)  ## each exercise's checker: ms in CPython b
 bench-train: build $(TEST_STAMP)  ## the Train widget: ms per step in the page (Pyodide) beside CPython's, and the ratio
 	MICROGPT_BUILT_SITE=$(SITE) $(BIN)/python benchmarks/bench_train.py $(SITE)
 
+# .venv-*: each claimed Python's venv (test-pythons), and any other an earlier Makefile made
 clean:
-	rm -rf $(VENV) $(SITE_VENV) .venv-3.* .venv-zensical site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/assets/microgpt .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(SITE_VENV) .venv-* site site-zensical .zensical.yml .mgsite node_modules .cache docs/dist docs/vendor docs/assets/microgpt .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # ---------------------------------------------------------------------------- installing
 
-# The notebook page is executed by the build, so every environment with the docs extra gets a kernel.
+# The notebook page is executed by the build (.venv-site) and by tests/package/test_notebook.py (.venv, and each
+# claimed Python's venv: scripts/test-pythons), so each of these venvs gets a kernel.
 KERNEL = $(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 # The torch requirement, read from pyproject.toml's torch extra (written once, there).
 TORCH_REQUIREMENT = $(shell $(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["torch"])')
@@ -176,21 +177,15 @@ $(BASE_STAMP): pyproject.toml | $(BIN)/uv
 	$(UV) -e .
 	@touch $@
 
-$(DOCS_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
-	$(UV) -e '.[docs]' -e tools/mgsite
-	$(KERNEL)
-	@touch $@ $(BASE_STAMP)
-
 $(LINT_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
 	$(UV) -e '.[docs,lint]' -e tools/mgsite
-	$(KERNEL)
-	@touch $@ $(DOCS_STAMP) $(BASE_STAMP)
+	@touch $@ $(BASE_STAMP)
 
 $(TEST_STAMP): pyproject.toml tools/mgsite/pyproject.toml | $(BIN)/uv
 	$(PIP) $(if $(TORCH_INDEX),--no-deps --index-url $(TORCH_INDEX)) '$(TORCH_REQUIREMENT)'
 	$(UV) -e '.[docs,lint,test,torch]' -e tools/mgsite
 	$(KERNEL)
-	@touch $@ $(LINT_STAMP) $(DOCS_STAMP) $(BASE_STAMP)
+	@touch $@ $(LINT_STAMP) $(BASE_STAMP)
 
 # npm ci checks every file against package-lock.json's integrity hashes. The full install also
 # satisfies the runtime-only one, so `make serve` after `make test` does not reinstall.

@@ -61,7 +61,7 @@ def _reason(report: pytest.TestReport) -> str:
 
 def pytest_configure(config):
     if config.getoption("codeblocks", default=False):
-        import page_blocks
+        import page_blocks  # only with --codeblocks: it loads pytest-codeblocks and reads every page
 
         config.pluginmanager.register(page_blocks, "page_blocks")
 

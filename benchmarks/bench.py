@@ -21,7 +21,7 @@ import time
 
 from microgpt.data import Tokenizer, default_data_path, load_docs
 from microgpt.engine import Value
-from microgpt.model import GPTConfig, Model
+from microgpt.model import GPTConfig, Model, gpt, softmax
 from microgpt.optim import Adam
 from microgpt.train import cyclic_gc_paused, train, train_step
 
@@ -69,8 +69,6 @@ def backward_rate(root: Value) -> tuple[int, float]:
 
 
 def training_graph() -> Value:
-    from microgpt.model import gpt, softmax
-
     docs = load_docs(default_data_path())
     tokenizer = Tokenizer.from_docs(docs)
     model = Model.init(GPTConfig(tokenizer.vocab_size))

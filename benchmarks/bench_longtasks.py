@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from playwright.sync_api import sync_playwright
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
@@ -193,8 +195,6 @@ def main() -> None:
     builds: dict[str, Path] = {"baseline": args.baseline, "this": args.site} if args.baseline else {"this": args.site}
     pages = args.pages or PAGES
     prefix = urlsplit(site_url()).path
-
-    from playwright.sync_api import sync_playwright
 
     results: dict[tuple[str, str], list] = {}
     with sync_playwright() as pw, contextlib.ExitStack() as stack:

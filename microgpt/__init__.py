@@ -4,6 +4,8 @@ Each name below is imported from its module on first use, so `python -m microgpt
 it needs, and loads it where a Ctrl-C is caught (see __main__.py).
 """
 
+import importlib  # loaded by every Python at start-up: importing microgpt still loads none of its modules
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: see __main__.py
 
 # The version is written once, here; pyproject.toml reads it (setuptools' dynamic version).
@@ -26,8 +28,6 @@ def __getattr__(name: str) -> object:
     """`from microgpt import Value`: the name from its module, imported now."""
     if name not in _MODULE_OF:
         raise AttributeError(f"module 'microgpt' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(_MODULE_OF[name]), name)
     globals()[name] = value  # found directly from now on
     return value

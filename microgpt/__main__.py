@@ -20,7 +20,7 @@ def main() -> None:
     interrupted = False
     while True:
         try:
-            from microgpt.runtime.signals import run_program
+            from microgpt.runtime.signals import run_program  # here, where a Ctrl-C while it loads is caught
 
             break
         except KeyboardInterrupt:  # a Ctrl-C while that module loads: it reports it once it has loaded
@@ -29,7 +29,7 @@ def main() -> None:
 
 
 def load_command_line() -> Callable[[], int]:
-    from microgpt.cli.main import main
+    from microgpt.cli.main import main  # only once run_program handles the signals it must catch while this loads
 
     return main
 

@@ -6,17 +6,22 @@ pytest; mkdocs runs in a subprocess. Without the docs toolchain the site tests s
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
+import venv
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -27,8 +32,8 @@ DOCS_EXTRA = "the docs toolchain is not installed: pip install -e '.[docs,test]'
 def require_docs_toolchain() -> None:
     """Skip the calling test module without mkdocs; fail instead under CI=true, where nothing may skip silently."""
     try:
-        import mkdocs  # noqa: F401
-        import pymdownx  # noqa: F401
+        import mkdocs  # noqa: F401  (is the docs toolchain installed? a site test skips without it)
+        import pymdownx  # noqa: F401  (is the docs toolchain installed? a site test skips without it)
 
         return
     except ImportError:
@@ -135,13 +140,7 @@ def reader(site: Path) -> Path:
     The site is served over HTTP on 127.0.0.1 under the path of its site_url, and the install command
     the pages show (mgsite/wheel.py) is run against it. Made once per process, removed at exit.
     """
-    import atexit
-    import json
-    import tempfile
-    import venv
-    from urllib.parse import urlsplit
-
-    from mgsite.wheel import install_command
+    from mgsite.wheel import install_command  # here: it loads mkdocs (mgsite.errors), which page_blocks.py needs not
 
     home = Path(tempfile.mkdtemp(prefix="microgpt-reader-"))
     atexit.register(shutil.rmtree, home, ignore_errors=True)

@@ -100,6 +100,7 @@ def softmax(s):
 
 
 def attention_backward(xs, wq, wk, wv, wo, n_head, gs):
+    # the solution's head, not this module's rule of the same name (the checkers run this rule in its globals)
     from microgpt.course.pieces import attention_head_backward
 
     T = len(xs)  # T, the number of positions

@@ -174,7 +174,7 @@ def cases_made(known: list[str]) -> dict[str, bytes]:
 
 def take_cases(made: dict[str, bytes]) -> None:
     """Hold the cases another Python of this page made (cases_made), for the pieces this one has not made yet."""
-    from microgpt.course.checkers import PIECES
+    from microgpt.course.checkers import PIECES  # on first use: a page whose blocks call no checker never loads them
 
     for name, blob in made.items():
         cases = PIECES[name].cases
@@ -184,7 +184,7 @@ def take_cases(made: dict[str, bytes]) -> None:
 
 def trace_json(preset: str, leaves_json: str) -> str:
     """The step-through widget's trace of a preset graph with the reader's leaf values, as JSON."""
-    from microgpt.course.trace import trace_preset
+    from microgpt.course.trace import trace_preset  # on first use: only a graph whose leaves the reader edits needs it
 
     return json.dumps(trace_preset(preset, json.loads(leaves_json)))
 
@@ -197,7 +197,7 @@ _live: Any = None
 
 def live_start(values_json: str) -> str:
     """Start a training run with the reader's settings ({name: number}, as JSON); what it is, as JSON."""
-    from microgpt.course.live import LiveRun
+    from microgpt.course.live import LiveRun  # on first use: only the Train widget needs it
 
     global _live
     _live = None  # the previous run's model goes before the next is built

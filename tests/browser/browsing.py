@@ -44,7 +44,7 @@ def unavailable(why: str) -> None:
 
 def _missing() -> str | None:
     try:
-        import playwright.sync_api  # noqa: F401
+        import playwright.sync_api  # noqa: F401  (is it installed? the test files skip without it)
     except ImportError:
         return f"the Python package playwright is not installed; {HOW}"
     if not Path(CHROMIUM).exists():

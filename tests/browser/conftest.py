@@ -23,7 +23,7 @@ from sitecheck import serving
 def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     """pytest-playwright's launch options (--headed, --slowmo) with Debian's Chromium and the flags of
     browsing.py (imported here, not above: without Chromium or playwright it skips the test file)."""
-    from browsing import CHROMIUM, FLAGS
+    from browsing import CHROMIUM, FLAGS  # here: without Chromium or playwright it skips the file importing it
 
     return {"headless": True, **browser_type_launch_args, "executable_path": CHROMIUM, "args": FLAGS}
 
@@ -44,7 +44,7 @@ def base_url(site_dir: Path):
 
 @pytest.fixture
 def watched(browser, base_url):
-    from browsing import Watched
+    from browsing import Watched  # here: without Chromium or playwright it skips the file importing it
 
     w = Watched(browser, base_url)
     yield w

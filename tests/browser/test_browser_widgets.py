@@ -4,7 +4,7 @@ stay readable (SVG text, contrast, axe-core) at 390 and 1280 px in both schemes,
 
 Uses the browser fixtures of tests/browser/test_browser.py: skips without Chromium or playwright, except with
 CI=true, where it fails. Widgets that no page uses yet (the shared playground, authored checks, the
-new diagrams) are rendered by the build hook here and mounted on a built page.
+new diagrams) are rendered by the site's Markdown extension here (mgsite) and mounted on a built page.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from browsing import (
     open_page,
 )
 from browsing import page_with as _page_with
-from widget_views import HOOK, mount_extra
+from mgsite import graphs
+from widget_views import mount_extra
 
 from microgpt.course import trace as T
 from microgpt.course.diagrams import fmt, sig3  # fmt: the widgets' number format (format.js too)
@@ -388,7 +389,7 @@ def test_js_and_python_parse_numbers_alike(read_only):
         "return xs.map(m.parseDecimal); }",
         [STRICT + ["٣", "1_000", "½"], SOURCE],
     )
-    assert js == [HOOK.parse_decimal(x) for x in STRICT + ["٣", "1_000", "½"]]
+    assert js == [graphs.parse_decimal(x) for x in STRICT + ["٣", "1_000", "½"]]
 
 
 def test_self_check_refuses_what_is_not_a_plain_decimal_and_says_why(watched, base_url, widget_page):

@@ -32,9 +32,6 @@ ROOT = Path(__file__).resolve().parents[2]
 WIDGETS = ".autograd-widget, .autograd-playground, form.autograd-check, figure.autograd-diagram"
 
 
-HOOK = graphs  # the build's graphs and self-checks (tools/mgsite/mgsite/graphs.py)
-
-
 AUTHORED = """//// check | {attrs}
 **Predict first.** In the shared graph, what is `x.grad`?
 
@@ -57,9 +54,9 @@ def _checks(text: str) -> str:
 
 
 EXTRA = (
-    HOOK.render("playground", {"preset": "shared"})
-    + HOOK.render("playground", {"preset": "diamond"})
-    + "".join(HOOK.render("diagram", {"diagram": d}) for d in DIAGRAMS)
+    graphs.render("playground", {"preset": "shared"})
+    + graphs.render("playground", {"preset": "diamond"})
+    + "".join(graphs.render("diagram", {"diagram": d}) for d in DIAGRAMS)
     + _checks(AUTHORED.format(attrs="answer=30", options=""))
     + _checks(AUTHORED.format(attrs="choice=2", options=OPTIONS)).replace("ag-check-1", "ag-check-2")
 )

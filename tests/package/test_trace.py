@@ -467,4 +467,4 @@ def test_a_blocks_error_names_the_page_and_line(tmp_path, block, where):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "page.md").write_text(text, encoding="utf-8")
     with pytest.raises(PageError, match=re.escape(where)):
-        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path), typeset_math=False)])
+        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path), page="page.md", typeset_math=False)])

@@ -13,6 +13,7 @@ from sitecheck import reader
 
 HERE = Path(__file__).parent
 
+
 def fixtures(item: pytest.Item) -> set[str]:
     """The fixtures a test asks for, less the arguments it is parametrized with (a `page` of docs/)."""
     callspec = getattr(item, "callspec", None)

@@ -22,7 +22,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from sitecheck import ROOT, markdown_pages, reader, require_docs_toolchain, site_url
+from sitecheck import ROOT, markdown_pages, require_docs_toolchain, site_url
 
 import microgpt
 

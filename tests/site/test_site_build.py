@@ -307,7 +307,36 @@ def test_the_site_extension_refuses_a_page_it_cannot_read_naming_page_and_line(t
     (tmp_path / "docs" / "mistake.md").write_text(text, encoding="utf-8")
     (tmp_path / "microgpt").symlink_to(ROOT / "microgpt", target_is_directory=True)
     with pytest.raises(PageError, match=re.escape(words)):
-        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path))])
+        markdown.markdown(text, extensions=[SiteExtension(root=str(tmp_path), page="mistake.md")])
+
+
+def test_each_step_of_the_site_extension_has_a_priority_of_its_own(monkeypatch):
+    """Python-Markdown runs processors of equal priority in the order they were registered, which no extension
+    states: each of ours has a priority that no other processor of the site's Markdown (mkdocs.yml's extensions)
+    has, so it runs where extension.py says, whatever the order of the list."""
+    import markdown
+    from markdown.util import Registry
+    from mkdocs.config import load_config
+
+    registered: dict[int, dict[str, float]] = {}  # each registry (by id) -> its processors' priorities, by name
+    register = Registry.register
+
+    def recorded(registry: Registry, item: object, name: str, priority: float) -> None:
+        registered.setdefault(id(registry), {})[name] = priority
+        register(registry, item, name, priority)
+
+    monkeypatch.setattr(Registry, "register", recorded)
+    config = load_config(str(ROOT / "mkdocs.yml"), plugins=[])  # its Markdown alone (mkdocs-jupyter needs 3.12+)
+    md = markdown.Markdown(extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"])
+    ours = 0
+    for registry in (md.preprocessors, md.treeprocessors, md.postprocessors):
+        priorities = registered[id(registry)]
+        for name, priority in priorities.items():
+            if name.startswith("mgsite-"):
+                ours += 1
+                shared = [other for other, p in priorities.items() if p == priority and other != name]
+                assert not shared, f"{name} shares priority {priority} with {', '.join(shared)}"
+    assert ours >= 5, "the site's Markdown has lost the extension's steps"
 
 
 def shown_code(html_text: str) -> tuple[list[str], int]:

@@ -4,7 +4,7 @@
   `markdown_extensions` in mkdocs.yml): embeds by name with their true line numbers, runnable-block
   attributes and labels (runnable.py), the page's blocks (`/// widget | relu`, `//// check | answer=6`:
   shortcodes.py) for widgets, diagrams and self-checks (graphs.py) and the Train widget, formulas
-  typeset by Temml (formulas.py). It finds the page it converts itself (pages.py).
+  typeset by Temml (formulas.py). It takes the page it converts from the generator (pages.py).
 - `python -m mgsite.prepare`: what a build copies and no page makes (the wheel into docs/dist/, the
   npm files into docs/vendor/, the editor's bundle, the math font), written into gitignored paths of
   docs/; and the install line for that wheel, which docs/index.md embeds (.mgsite/install.console).

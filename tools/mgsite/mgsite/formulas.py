@@ -28,8 +28,8 @@ from pathlib import Path
 from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
 
+from mgsite import pages
 from mgsite.errors import PageError
-from mgsite.pages import Source
 
 TEMML = Path("node_modules") / "temml" / "dist" / "temml.cjs"  # under the repository (the extension's root)
 
@@ -204,14 +204,13 @@ def keep_punctuation_on_the_line(parent: ET.Element, el: ET.Element) -> None:
 class TypesetMath(Treeprocessor):
     """Every arithmatex element of a page, with its formula typeset (see the top of this file)."""
 
-    def __init__(self, md: Markdown, root: Path, page: Callable[[], Source | None]) -> None:
+    def __init__(self, md: Markdown, root: Path) -> None:
         super().__init__(md)
         self.root = root  # the repository, where node_modules/ is
-        self.page = page  # the page being converted, for the error messages
 
     def where(self, tex: str) -> str:
-        source = self.page()
-        return f"{source.name}:{source.line_of(tex)}" if source else "?"
+        assert self.md is not None  # registered by the extension, with its Markdown
+        return pages.where(self.md, tex)
 
     def run(self, root: ET.Element) -> None:
         assert self.md is not None  # registered by the extension, with its Markdown

@@ -12,14 +12,12 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable
 from xml.etree.ElementTree import Element, fromstring
 
-from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
 
 from mgsite.errors import PageError
-from mgsite.pages import Source
+from mgsite.pages import where
 from microgpt.course import trace as T
 from microgpt.course.diagrams import DIAGRAMS, layout
 
@@ -134,17 +132,12 @@ def check_form(el: Element, uid: str, page: str) -> None:
 class CheckForms(Treeprocessor):
     """Every self-check of a page, once md_in_html has parsed it, becomes its form (check_form)."""
 
-    def __init__(self, md: Markdown, page: Callable[[], Source | None]) -> None:
-        super().__init__(md)
-        self.page = page  # the page being converted, for the error messages
-
     def run(self, root: Element) -> None:
-        source = self.page()
+        assert self.md is not None  # registered by the extension, with its Markdown
         checks = [el for el in root.iter("div") if el.get("class") == "autograd-check"]
         for k, el in enumerate(checks, start=1):
             first = next((text for text in el.itertext() if text.strip()), "")  # the question's first words
-            where = f"{source.name}:{source.line_of(first)}" if source else "?"
-            check_form(el, f"ag-check-{k}", where)
+            check_form(el, f"ag-check-{k}", where(self.md, first))
 
 
 # ---------------------------------------------------------------------------- widgets and markers

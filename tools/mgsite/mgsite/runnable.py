@@ -3,7 +3,8 @@
 Every page is read with blocks.parse (the same reading `pytest --codeblocks` uses); what it cannot
 read (an embed of something missing, a fence never closed) fails the build with the page and line.
 The rules a page must also follow are the tests' (tests/page_rules.py), and so is the check that
-the built page shows exactly the blocks that were read. Then, in the in-memory Markdown only:
+the built page shows exactly the blocks that were read. Then `edit` changes these lines of the Markdown
+the generator gave (never the file), and keeps every other as it was:
 
 - each python block gets the run metadata the in-browser runner reads: data-mg-run="<n>",
   data-mg-cont="cont", data-mg-needs="torch"; its checked output gets data-mg-expected="<n>";
@@ -32,31 +33,33 @@ LABELS = {  # marker -> (CSS modifier, visible text); docs/stylesheets/extra.css
 }
 
 
-def rewrite(source: Source, markdown: str, root: Path) -> str:
-    """The page's Markdown with its blocks' attributes, labels and embeds by line number (see the top of this file)."""
+def edit(source: Source, lines: list[str], root: Path) -> list[str]:
+    """The lines of the page's Markdown the generator gave, each block given its attributes, label and embed by
+    line number (see the top of this file); every other line as it was."""
     parsed = blocks.parse(source.text, source.name, root)
     if parsed.problems:
         raise PageError("\n".join(parsed.problems))
-    lines = parsed.lines[:]
     page = source.name.removeprefix("docs/")
+    edits: dict[int, list[str]] = {}  # a line of the file (1-based) -> the lines that stand for it
     for fence in parsed.fences:
         if attributes(fence):
-            lines[fence.line - 1] = f"{fence.indent}{fence.ticks} {{{attributes(fence)}}}"
+            edits[fence.line] = [f"{fence.indent}{fence.ticks} {{{attributes(fence)}}}"]
         if fence.embed:
-            lines[fence.line] = fence.indent + fence.embed.snippet
+            edits[fence.line + 1] = [fence.indent + fence.embed.snippet]
         for marker in fence.markers:
             kind, text = LABELS.get(marker.kind, (None, ""))
-            note = ""
+            note: list[str] = []
             if marker.kind == "needs":
                 kind = "torch" if marker.arg == "torch" else "needs"
-                text, note = needs_label(marker.arg, page)
-                note = f"\n\n{fence.indent}{note}\n{fence.indent}{{: .mg-needs }}"
+                text, sentence = needs_label(marker.arg, page)
+                note = ["", fence.indent + sentence, fence.indent + "{: .mg-needs }"]
             if text:
                 label = f'<span class="mg-mark mg-mark--{kind}" data-mark="{kind}">{text}</span>'
                 # a paragraph of its own renders alike at top level, in tabs, admonitions and lists
-                lines[marker.line - 1] += f"{note}\n\n{fence.indent}{label}\n{fence.indent}{{: .mg-marks }}\n"
-    start = source.offset(markdown)  # the generator gave us the page without its front matter
-    return "\n".join(lines[start:])
+                paragraph = ["", fence.indent + label, fence.indent + "{: .mg-marks }", ""]
+                edits[marker.line] = [parsed.lines[marker.line - 1], *note, *paragraph]
+    first = source.start("\n".join(lines)) + 1  # the file's line the generator's first line is (after front matter)
+    return [new for n, line in enumerate(lines, first) for new in edits.get(n, [line])]
 
 
 def needs_label(module: str, page: str) -> tuple[str, str]:

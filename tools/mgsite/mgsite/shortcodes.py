@@ -33,34 +33,23 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
-from typing import Any
 from xml.etree.ElementTree import Element, SubElement
 
+from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
 from pymdownx.blocks.block import Block
 
 from mgsite import blocks, graphs
 from mgsite.errors import PageError
-from mgsite.pages import Source
+from mgsite.pages import where
 from microgpt.course.live import SETTINGS, command_line, form_json
-
-Page = Callable[[], Source | None]  # the page being converted (PageSource finds it), for error messages
-
-
-def where(page: Page, text: str) -> str:
-    source = page()
-    return f"{source.name}:{source.line_of(text)}" if source else "?"
 
 
 class _Shortcode(Block):
-    """A block of ours: the page it is on comes with the config (extension.py registers it)."""
-
-    def page(self) -> Page:
-        return self.config["page"]
+    """A block of ours (extension.py registers it); an error names the page it is on (pages.where)."""
 
     def fail(self, header: str, message: str) -> PageError:
-        return PageError(f"{where(self.page(), header)}: /// {self.NAME}: {message}")
+        return PageError(f"{where(self.md, header)}: /// {self.NAME}: {message}")
 
 
 class _Html(_Shortcode):
@@ -183,22 +172,19 @@ FORMER = {
 class Unread(Treeprocessor):
     """A block's header left as text (an unknown name, a missing argument) fails the build."""
 
-    def __init__(self, md: Any, page: Page) -> None:
-        super().__init__(md)
-        self.page = page
-
     def run(self, root: Element) -> None:
+        assert self.md is not None  # registered by the extension, with its Markdown
         for el in root.iter("p"):
             if UNREAD.match(el.text or ""):
                 header = (el.text or "").split("\n")[0]
                 names = ", ".join(b.NAME for b in BLOCKS)
-                raise PageError(f"{where(self.page, header)}: {header!r} is not a block this site reads ({names})")
+                raise PageError(f"{where(self.md, header)}: {header!r} is not a block this site reads ({names})")
 
 
-def refuse_former(markdown: str, page: Page) -> None:
+def refuse_former(md: Markdown, lines: list[str]) -> None:
     """The marker syntax before these blocks (raw <div class="autograd-…">, {{ train_widget }}, {{ install_command }})
     fails the build."""
     for former, instead in FORMER.items():
-        m = former.search(markdown)
+        m = next((m for line in lines if (m := former.search(line))), None)
         if m:
-            raise PageError(f"{where(page, m[0])}: {m[0]!r}: {instead}")
+            raise PageError(f"{where(md, m[0])}: {m[0]!r}: {instead}")
