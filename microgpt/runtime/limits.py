@@ -73,6 +73,10 @@ MAX_SEED = 2**64 - 1  # a seed is a whole number from 0: Python's random takes a
 # modules that save a checkpoint, the buffers of what it prints).
 MEMORY_MARGIN = 1.1
 MEMORY_SLACK = 32 * 10**6
+# The share of the memory room a setting a refusal offers may fill. What a process holds when it checks varies
+# from run to run by some MB (a test process measured 8 MB more on its second try), so an offer at the very
+# edge of the room would be refused when taken; each offer leaves the rest free.
+OFFER_SHARE = 0.95
 
 Namer = Callable[[str], str]  # how a message names a GPTConfig field: n_embd, or the flag --n-embd
 SHAPE_FIELDS = ("n_layer", "n_embd", "block_size")  # the shape's settings; vocab_size comes from the data
@@ -275,6 +279,14 @@ class Fit:
             and (positions is not None or self.holds_documents(config))
         )
 
+    def offering(self) -> "Fit":
+        """The fit a setting to offer must meet: this one, with OFFER_SHARE of its memory room."""
+        if self.memory is None:
+            return self
+        return dataclasses.replace(
+            self, memory=dataclasses.replace(self.memory, bytes=int(self.memory.bytes * OFFER_SHARE))
+        )
+
     def how_far(
         self, config: GPTConfig, name: Namer = str, fields: Iterable[str] = SHAPE_FIELDS
     ) -> list[tuple[str, str]]:
@@ -341,7 +353,7 @@ def check_config(config: GPTConfig, name: Namer = str, fit: Fit | None = None) -
     shape = ", ".join(f"{field.name} {number(getattr(config, field.name))}" for field in dataclasses.fields(config))
     n = parameter_count(config)
     each = bytes_per_parameter()
-    fit = fit or Fit(training=False)
+    fit = (fit or Fit(training=False)).offering()
     if n > MAX_PARAMETERS:
         remedies = fit.how_far(config, name, (*SHAPE_FIELDS, "vocab_size"))
         raise InputError(
@@ -385,7 +397,7 @@ def what_to_change(config: GPTConfig, name: Namer = str, fit: Fit | None = None)
     else:
         said = "most of it is the vocabulary, scored at every position"
         order = ["vocab_size", "n_embd", "block_size", "n_layer"]
-    fit = fit or Fit(training=False)
+    fit = (fit or Fit(training=False)).offering()
     remedies = fit.how_far(config, name, order)
     return f"{said}: {with_the_others(remedies, shorter_documents(config, fit, name))}"
 
@@ -414,9 +426,10 @@ def check_memory(config: GPTConfig, doing: str, fit: Fit, name: Namer = str, fix
     room = fit.memory
     if room is None or fit.has_memory(config):
         return
-    remedies = [] if fixed else fit.how_far(config, name, ("n_embd", "n_layer"))
+    offer = fit.offering()
+    remedies = [] if fixed else offer.how_far(config, name, ("n_embd", "n_layer"))
     if fit.documents and not fixed:
-        longest = largest(lambda p: fit.accepts(config, p), fit.documents)
+        longest = largest(lambda p: offer.accepts(config, p), fit.documents)
         if longest >= 2:
             has = f"the longest has {fit.documents - 1:,}"
             remedies.append(("documents", f"at most {longest - 1:,} characters long ({has})"))
@@ -437,7 +450,7 @@ def check_disk(config: GPTConfig, fit: Fit, name: Namer = str) -> None:
     if room is None or fit.file_bytes is None or fit.has_disk(config):
         return
     need = fit.file_bytes(config)
-    remedies = fit.how_far(config, name)
+    remedies = fit.offering().how_far(config, name)
     limit = room.remedy(need) if dataclasses.replace(fit, disk=None).accepts(config) else ""
     raise InputError(
         f"the checkpoint of this model takes up to {size(need)}, but {room.cause} leaves it {size(room.bytes)}; "
@@ -455,6 +468,7 @@ def check_fits(
         return
     advice = [f"raise {name('block_size')} or shorten the document"]
     if config is not None and fit is not None:
+        fit = fit.offering()
         longer = dataclasses.replace(config, block_size=len(longest) + 1)
         advice = []
         if fit.accepts(longer):
