@@ -13,7 +13,6 @@ import textwrap
 import prose_numbers
 import pytest
 from mgsite import blocks as mdblocks
-from mgsite import runnable
 from sitecheck import ROOT, build, copy_project, require_docs_toolchain, site_page, site_url
 
 # with --dist loadgroup, this file's module-wide fixtures (a copy of the project, its builds; the
@@ -50,8 +49,8 @@ def test_every_python_block_carries_the_run_metadata(built_site):
                 # a block that continues others: the theme's copy button off, the Run bar's copies the chain
                 copy, cont = ("no-copy ", ' data-mg-cont="cont"') if fence.cont else ("", "")
                 needs = f' data-mg-needs="{fence.needs}"' if fence.needs else ""
-                # an excerpt whose run only defines names says which (runnable.defines)
-                defines = f' data-mg-defines="{runnable.defines(fence)}"' if runnable.defines(fence) else ""
+                # an excerpt whose run only defines names says which
+                defines = f' data-mg-defines="{fence.defines}"' if fence.defines else ""
                 want.append(("python", copy, f' data-mg-run="{fence.run}"{cont}{needs}{defines}'))
             elif fence.expected_for is not None:
                 want.append(("text", "", f' data-mg-expected="{fence.expected_for}"'))

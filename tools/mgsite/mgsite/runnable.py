@@ -81,13 +81,6 @@ def attributes(fence: blocks.Fence) -> str:
     if fence.embed:
         out += f' title="{fence.embed.title}" linenums="{fence.embed.numbers[0]}"'
         # a run of it defines names and prints nothing: the Run bar says so (docs/javascripts/run/result.js)
-        out += f' data-mg-defines="{defines(fence)}"' if defines(fence) else ""
+        out += f' data-mg-defines="{fence.defines}"' if fence.defines else ""
         out += f' hl_lines="{" ".join(map(str, fence.highlight))}"' if fence.highlight else ""
     return out
-
-
-def defines(fence: blocks.Fence) -> str:
-    """The names a block defines, as a reader's words ("log, exp and relu"), if it is an embed whose run only
-    defines names and has no checked output; else ""."""
-    names = fence.embed.defines if fence.embed and fence.expected is None else []
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
