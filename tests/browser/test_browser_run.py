@@ -237,8 +237,14 @@ def _runs_every_block(page, run_url: str, path: str) -> None:
         state = _wait_done(page, el)
         ran += 1
         out = _stdout(el)
+        defines = el.get_attribute("data-mg-defines")
         if state != "done":
             problems.append(f"{path} block {b.n}: {el.locator('.mg-run__stderr').text_content()}")
+        elif defines and not out:
+            # an excerpt that only defines names says what running it did, not a bare "printing nothing"
+            said = el.locator(".mg-run__message").text_content()
+            if f"it defines {defines}, so there is nothing to print." not in said:
+                problems.append(f"{path} block {b.n}: a run that defined {defines} said {said!r}")
         elif b.expected is not None:
             if out == b.expected:
                 matched += 1

@@ -236,7 +236,9 @@ def test_apply_dispatches_mg_leaves_with_the_parsed_numbers(watched, base_url, w
     widget.locator("input[data-leaf='d']").fill("−20")
     widget.locator("button[data-action='apply']").click()
     assert page.evaluate("() => heard") == [{"preset": "relu", "leaves": {"a": 1.5, "b": -3, "d": -20}}]
-    assert widget.locator("[data-role='leaves-status']").text_content() == "Computing with Python…"
+    status = widget.locator("[data-role='leaves-status']").text_content()
+    assert status.startswith("Computing with Python…") and "old ones" in status
+    assert widget.get_attribute("data-stale") is not None  # the old numbers are marked stale at once
     widget.locator("input[data-leaf='b']").fill("1e1")  # strict: refused before anything is sent
     widget.locator("button[data-action='apply']").click()
     status = widget.locator("[data-role='leaves-status']").text_content()
@@ -263,9 +265,12 @@ def test_an_answered_leaves_request_shows_pythons_numbers_for_new_leaves(watched
     widget.locator("input[data-leaf='d']").fill("-20")
     widget.locator("input[data-leaf='d']").press("Enter")  # Enter in a box sends the values, and focus stays there
     page.wait_for_function("() => window.mgAnswer !== undefined")
+    assert widget.get_attribute("data-stale") is not None
     page.evaluate("(t) => window.mgAnswer.trace(t)", t)
     assert page.evaluate("() => document.activeElement.dataset.leaf") == "d"
-    widget.locator("button[data-action='run-all']").click()
+    assert widget.get_attribute("data-stale") is None
+    # the answer is the new sweep, finished: every node shows its new data and grad without a further press
+    assert widget.get_attribute("data-step") == widget.locator("[data-role='phase']").text_content().split()[3]
     for n in t["nodes"]:
         data, grad = _node_texts(widget, n["id"])
         assert (_num(data), _num(grad)) == (pytest.approx(n["data"]), pytest.approx(n["grad"])), n["id"]

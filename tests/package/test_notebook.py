@@ -2,6 +2,7 @@
 promises, and a raising cell fails."""
 
 import copy
+import re
 from pathlib import Path
 
 import nbclient
@@ -16,6 +17,8 @@ pytestmark = pytest.mark.xdist_group("test_notebook")
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "backprop-by-hand.ipynb"
+# a printed gradient, as "dL/da = 7" or "dW = [[3.0, 6.0], [0.0, 0.0]]": its name and value
+GRADIENT = re.compile(r"\b(d\w+(?:/d\w+)?) = (\[\[.*?\]\]|\[.*?\]|-?[\d.]+)")
 # ids of the solution cells
 EXERCISES = ("manual-backward", "challenge-by-hand", "sigmoid-check", "mlp-by-hand", "zero-grad-fix")
 
@@ -67,9 +70,10 @@ def test_notebook_prints_every_gradient_it_promises(executed):
     assert stdout_of(cells["manual-nudge"]) == "measured de/da = -3.0000\n"
     assert stdout_of(cells["manual-engine"]) == "a.grad = -3, b.grad = 2, d.grad = 1\n"
     assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-by-hand"])
-    assert "dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-engine"])
+    assert "microgpt: dL/da = 7, dL/db = 2, dL/dd = -1" in stdout_of(cells["challenge-by-hand"])
     assert "at every point: True\n" in stdout_of(cells["sigmoid-check"])
-    assert "dx = [1.5, 3.0]\n" in stdout_of(cells["mlp-engine"])
+    engine = "engine:  dw_out = [7.5, 0.0]  dW = [[3.0, 6.0], [0.0, 0.0]]  dx = [1.5, 3.0]\n"
+    assert engine in stdout_of(cells["mlp-by-hand"])
     last = stdout_of(cells["zero-grad-fix"]).splitlines()[-1]
     assert abs(float(last.rsplit("-> ", 1)[1]) - 3) < 0.25, last
 
@@ -90,7 +94,7 @@ def test_a_number_changed_in_the_text_alone_fails(executed):
 def test_exercises_show_what_they_teach(executed):
     cells = {cell.id: cell for cell in executed.cells}
     assert stdout_of(cells["sigmoid-check"]).endswith("sigmoid agrees with central differences: True\n")
-    assert stdout_of(cells["mlp-engine"]).endswith("by hand and engine agree: True\n")
+    assert stdout_of(cells["mlp-by-hand"]).endswith("by hand and engine agree: True\n")
     # without zeroing, step 2 uses -24 + -14.4; with the fix, only its own -14.4
     assert "step 2: loss  12.9600   w.grad -38.4000" in stdout_of(cells["zero-grad-bug"])
     assert "step 2: loss  12.9600   w.grad -14.4000" in stdout_of(cells["zero-grad-fix"])
@@ -110,6 +114,30 @@ def test_every_exercise_has_a_collapsed_solution():
         assert before.cell_type == "markdown", f"{cell.id} is not preceded by its explanation"
         assert before.source.startswith('<details markdown="1"><summary>Solution'), before.id
         assert before.source.rstrip().endswith("</details>"), before.id
+
+
+def test_every_code_cell_runs_alone():
+    """A reader may copy one cell, shown or solution, into a fresh Python: it runs (execute raises if not)."""
+    nb = read_notebook()
+    for cell in [cell for cell in nb.cells if cell.cell_type == "code"]:
+        nb.cells = [cell]
+        execute(nb)
+
+
+def test_no_shown_cell_prints_an_exercise_answer(executed):
+    """The cells shown in an exercise's section (§2–§4), before or after its collapsed solution, print none of the
+    lines its solution prints: the reader meets the answers only by opening the solution."""
+    cells = read_notebook().cells
+    ran = {cell.id: cell for cell in executed.cells}
+    for exercise in EXERCISES[1:4]:  # the exercises the reader works before the solution (§2–§4)
+        answers = set(GRADIENT.findall(stdout_of(ran[exercise])))
+        section = next(i for i, cell in enumerate(cells) if cell.id == exercise)
+        end = next((i for i in range(section + 1, len(cells)) if cells[i].source.startswith("## ")), len(cells))
+        start = max(i for i in range(section) if cells[i].source.startswith("## "))
+        for cell in cells[start:end]:
+            if cell.cell_type == "code" and cell.id != exercise:
+                shown = answers & set(GRADIENT.findall(stdout_of(ran[cell.id])))
+                assert not shown, f"{cell.id} shows {exercise}'s answer: {shown}"
 
 
 def test_no_cell_is_excused_from_running():

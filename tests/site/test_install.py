@@ -194,4 +194,4 @@ def test_notebook_code_runs_against_the_installed_wheel_without_torch(notebook, 
     cells = dict(part.split("\n", 1) for part in out.split(CELL)[1:])
     if notebook.name == "backprop-by-hand.ipynb":  # tests/package/test_notebook.py checks the rest
         assert cells["manual-engine"] == "a.grad = -3, b.grad = 2, d.grad = 1\n"
-        assert cells["challenge-engine"].endswith("microgpt: dL/da = 7, dL/db = 2, dL/dd = -1\n")
+        assert cells["challenge-by-hand"].endswith("microgpt: dL/da = 7, dL/db = 2, dL/dd = -1\n")

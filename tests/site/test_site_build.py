@@ -50,7 +50,9 @@ def test_every_python_block_carries_the_run_metadata(built_site):
                 # a block that continues others: the theme's copy button off, the Run bar's copies the chain
                 copy, cont = ("no-copy ", ' data-mg-cont="cont"') if fence.cont else ("", "")
                 needs = f' data-mg-needs="{fence.needs}"' if fence.needs else ""
-                want.append(("python", copy, f' data-mg-run="{fence.run}"{cont}{needs}'))
+                # an excerpt whose run only defines names says which
+                defines = f' data-mg-defines="{fence.defines}"' if fence.defines else ""
+                want.append(("python", copy, f' data-mg-run="{fence.run}"{cont}{needs}{defines}'))
             elif fence.expected_for is not None:
                 want.append(("text", "", f' data-mg-expected="{fence.expected_for}"'))
             else:

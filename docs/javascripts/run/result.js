@@ -58,7 +58,9 @@ export function showResult(block, result, { seconds, edited }) {
   const others = chain.length - 1;
   const together = others ? ` with the ${others === 1 ? "block" : `${others} blocks`} it continues` : "";
   const time = `${seconds.toFixed(seconds < 1 ? 2 : 1)} s`;
-  const printed = result.stdout || result.stderr ? "." : ", printing nothing.";
+  // an excerpt of microgpt that only defines names (data-mg-defines, tools/mgsite/mgsite/runnable.py) says so
+  const defines = el.dataset.mgDefines ? `: it defines ${el.dataset.mgDefines}, so there is nothing to print.` : "";
+  const printed = result.stdout || result.stderr ? "." : defines || ", printing nothing.";
   setStatus(ui, result.ok ? `Ran${together} in ${time}${printed}` : `Ran${together} for ${time}${printed}`);
   el.dataset.mgState = result.ok ? "done" : "error";
 

@@ -18,9 +18,10 @@ import { decimalProblem, fmt, parseDecimal } from "./format.js";
 /**
  * The leaf-values form of a widget.
  * @param {HTMLElement} root  the widget
- * @param {{ preset: () => string, onTrace: (trace: Trace) => void, onOriginal: () => void }} how
+ * @param {{ preset: () => string, onTrace: (trace: Trace) => void, onOriginal: () => void, onBusy: (busy: boolean) => void }} how
+ *   onBusy(true) as the values are sent, so that the graph can mark its old numbers stale; onBusy(false) when answered
  */
-export function leafEditor(root, { preset, onTrace, onOriginal }) {
+export function leafEditor(root, { preset, onTrace, onOriginal, onBusy }) {
   /** @type {HTMLInputElement[]} */
   let inputs = [];
   const fields = h("span", { class: "autograd-leaves__fields" });
@@ -100,7 +101,8 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
       leaves[String(input.dataset.leaf)] = x;
     }
     form.setAttribute("aria-busy", "true");
-    say("busy", "Computing with Python…");
+    say("busy", "Computing with Python… (the graph's numbers are the old ones until then)");
+    onBusy(true);
     /** @type {LeavesRequest} */
     const detail = { preset: preset(), leaves, trace: answerTrace, error: answerError };
     root.dispatchEvent(new CustomEvent("mg:leaves", { bubbles: true, detail }));
@@ -108,6 +110,7 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
   /** @param {Trace} trace */
   function answerTrace(trace) {
     form.removeAttribute("aria-busy");
+    onBusy(false);
     try {
       onTrace(trace);
     } catch (err) {
@@ -120,6 +123,7 @@ export function leafEditor(root, { preset, onTrace, onOriginal }) {
   /** @param {string} message */
   function answerError(message) {
     form.removeAttribute("aria-busy");
+    onBusy(false);
     say("error", String(message));
   }
   return { form, show };

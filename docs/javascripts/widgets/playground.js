@@ -104,6 +104,7 @@ export function mountPlayground(root) {
     preset: () => t.name,
     onTrace: (fresh) => load(withLayout(fresh, original)),
     onOriginal: () => load(original),
+    onBusy: (busy) => root.toggleAttribute("data-stale", busy), // extra.css fades the old numbers
   });
 
   /** @param {Trace} trace */

@@ -136,12 +136,13 @@ export function mountStepper(root) {
     preset: () => t.name,
     onTrace: (fresh) => {
       traces[fresh.name] = withLayout(fresh, original[fresh.name]);
-      if (fresh.name === t.name) load(fresh.name, k);
+      if (fresh.name === t.name) load(fresh.name, Infinity); // the new sweep, finished: Reset and Step replay it
     },
     onOriginal: () => {
       traces[t.name] = original[t.name];
       load(t.name, k);
     },
+    onBusy: (busy) => root.toggleAttribute("data-stale", busy), // extra.css fades the old numbers
   });
 
   /** @param {string} name */

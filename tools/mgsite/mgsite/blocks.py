@@ -81,6 +81,25 @@ class Section:
         return "".join(line + "\n" for line in self.lines)
 
     @property
+    def defined_names(self) -> list[str]:
+        """The names running the excerpt defines, when defining them is all it does (a def, a class, an
+        assignment), else none: such a block prints nothing, and its Run bar says what it did instead."""
+        names: list[str] = []
+        for statement in self.statements:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.append(statement.name)
+            elif isinstance(statement, ast.Assign | ast.AnnAssign) and not any(
+                isinstance(node, ast.Call) for node in ast.walk(statement)
+            ):
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                if not all(isinstance(target, ast.Name) for target in targets):
+                    return []
+                names += [target.id for target in targets if isinstance(target, ast.Name)]
+            else:
+                return []
+        return names
+
+    @property
     def snippet(self) -> str:
         """The same lines as pymdownx.snippets names them: by their numbers in the file."""
         return f'--8<-- "{self.file}:{self.numbers[0]}:{self.numbers[-1]}"'
@@ -196,6 +215,13 @@ class Fence:
     highlight: list[int] = field(default_factory=list)  # 1-based lines of the block to highlight
     expected_for: int | None = None  # an expected-output fence: the run index of its block
     expected: Fence | None = None  # a python block: its checked output
+
+    @property
+    def defines(self) -> str:
+        """The names the block defines, in a reader's words ("log, exp and relu"), if it is an embed whose run
+        only defines names and has no checked output; else "". Its Run bar says so (runnable.py)."""
+        names = self.embed.defined_names if self.embed and self.expected is None else []
+        return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
     @property
     def code(self) -> str:

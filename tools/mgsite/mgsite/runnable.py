@@ -83,5 +83,7 @@ def attributes(fence: blocks.Fence) -> str:
     out += f' data-mg-needs="{fence.needs}"' if fence.needs else ""
     if fence.embed:
         out += f' title="{fence.embed.title}" linenums="{fence.embed.numbers[0]}"'
+        # a run of it defines names and prints nothing: the Run bar says so (docs/javascripts/run/result.js)
+        out += f' data-mg-defines="{fence.defines}"' if fence.defines else ""
         out += f' hl_lines="{" ".join(map(str, fence.highlight))}"' if fence.highlight else ""
     return out
