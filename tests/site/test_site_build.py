@@ -93,8 +93,12 @@ def test_highlighted_steps_show_the_engines_own_lines(tmp_path, monkeypatch):
         for line in ("self.grad = 1", "for v in reversed(topo):")
     ]
     text = "# M\n\n" + "\n".join(fences)
-    (project / "docs" / "highlight.md").write_text(text, encoding="utf-8")  # the extension finds its page by text
-    md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs)
+    (project / "docs" / "highlight.md").write_text(text, encoding="utf-8")  # the page the extension is told it converts
+    configs = {
+        **config.mdx_configs,
+        "mgsite.extension": {**config.mdx_configs["mgsite.extension"], "page": "highlight.md"},
+    }
+    md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=configs)
     html_text = md.convert(text)
     highlighted = re.findall(r'<span id="__span-\d+-(\d+)"><a [^>]*></a><span class="hll">', html_text)
     engine = (ROOT / "microgpt" / "engine.py").read_text(encoding="utf-8").split("\n")

@@ -87,7 +87,8 @@ def expected(name: str) -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = []
     for fence in page.fences:
         if fence.run is not None:
-            found.append(("block", "language-python", f"data-mg-run={fence.run}"))
+            defines = (f"data-mg-defines={fence.defines}",) if fence.defines else ()
+            found.append(("block", "language-python", *defines, f"data-mg-run={fence.run}"))
         else:
             found.append(("block", f"language-{fence.info}", f"data-mg-expected={fence.expected_for}"))
         if fence.embed:  # its title names its lines (site_features reads no code under a title)
