@@ -46,6 +46,12 @@ def harness(site: Path, formulas: list[tuple[str, bool, str]]) -> str:
         site / "stylesheets/extra.css",
     ]
     links = "".join(f'<link rel="stylesheet" href="/{s.relative_to(site).as_posix()}">' for s in sheets)
+    # The math font is font-display: optional, used only if it is there as the page is first drawn; preloaded,
+    # Chromium draws nothing until it is, as a page does whose font is in the cache.
+    links += "".join(
+        f'<link rel="preload" as="font" type="font/woff2" crossorigin href="/{f.relative_to(site).as_posix()}">'
+        for f in sorted(site.glob("vendor/stix-two-math/*.woff2"))
+    )
     body = "".join(
         f'<div class="arithmatex" data-key="{html.escape(key(tex, display))}"><span>{mathml}</span></div>'
         if display

@@ -294,6 +294,13 @@ def axe_violations(
         unavailable(f"no {AXE.relative_to(ROOT)}; run `npm ci` (axe-core is a devDependency in package.json)")
     if not page.evaluate("() => Boolean(window.axe)"):  # added once per load: it is 0.5 MB to parse
         page.add_script_tag(path=str(AXE))
+    # the page as a reader reads it, settled: no colour caught halfway through a transition (the header's
+    # title fades for 0.15 s when a scroll passes the page's heading)
+    page.evaluate(
+        """() => Promise.all(document.getAnimations()
+          .filter((a) => a.playState === "running" && a.effect?.getComputedTiming().iterations !== Infinity)
+          .map((a) => a.finished.catch(() => null)))"""
+    )
     found = page.evaluate(
         f"([within, only, without]) => ({RUN_AXE})(within, only, without)", [within, only, without or []]
     )
